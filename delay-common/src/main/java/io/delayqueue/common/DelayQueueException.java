@@ -1,0 +1,65 @@
+package io.delayqueue.common;
+
+/**
+ * Base of the errors the service reports to clients. Each carries the HTTP status it maps to, so that
+ * the API layer never has to guess (and never answers an error with 200).
+ */
+public class DelayQueueException extends RuntimeException {
+    private final int httpStatus;
+
+    public DelayQueueException(int httpStatus, String message) {
+        super(message);
+        this.httpStatus = httpStatus;
+    }
+
+    public DelayQueueException(int httpStatus, String message, Throwable cause) {
+        super(message, cause);
+        this.httpStatus = httpStatus;
+    }
+
+    public int httpStatus() {
+        return httpStatus;
+    }
+
+    /** A request field is missing, malformed or out of range (400). The message names the field. */
+    public static final class InvalidField extends DelayQueueException {
+        private final String field;
+
+        public InvalidField(String field, String problem) {
+            super(400, field + " " + problem);
+            this.field = field;
+        }
+
+        public String field() {
+            return field;
+        }
+    }
+
+    /** No job with this id (404). */
+    public static final class JobNotFound extends DelayQueueException {
+        public JobNotFound(String id) {
+            super(404, "job " + id + " not found");
+        }
+    }
+
+    /** The job exists but its state does not allow the operation (409). */
+    public static final class StateConflict extends DelayQueueException {
+        private final JobStatus status;
+
+        public StateConflict(String id, JobStatus status, String message) {
+            super(409, "job " + id + " is " + status + ": " + message);
+            this.status = status;
+        }
+
+        public JobStatus status() {
+            return status;
+        }
+    }
+
+    /** A backing service (Redis, the journal) cannot be reached; nothing was accepted (503). */
+    public static final class Unavailable extends DelayQueueException {
+        public Unavailable(String message, Throwable cause) {
+            super(503, message, cause);
+        }
+    }
+}

@@ -1,0 +1,255 @@
+package io.delayqueue.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.delayqueue.queue.dispatch.activemq.ActiveMqSettings;
+import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
+import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
+import io.delayqueue.queue.engine.EngineConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.util.unit.DataSize;
+
+class DelayPropertiesTest {
+
+    private static DelayProperties bind(Map<String, String> properties) {
+        Binder binder = new Binder(new MapConfigurationPropertySource(properties));
+        return binder.bindOrCreate("delay", Bindable.of(DelayProperties.class));
+    }
+
+    /** Binds as Spring Boot binds the process environment (the source name selects the env-var mapping). */
+    private static DelayProperties bindEnvironment(Map<String, Object> variables) {
+        var source = new SystemEnvironmentPropertySource(
+                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, variables);
+        Binder binder = new Binder(ConfigurationPropertySources.from(source));
+        return binder.bindOrCreate("delay", Bindable.of(DelayProperties.class));
+    }
+
+    private static DelayProperties with(Consumer<DelayProperties> change) {
+        DelayProperties p = new DelayProperties();
+        change.accept(p);
+        return p;
+    }
+
+    @Test
+    void properties_with_no_settings_give_the_engine_defaults() {
+        assertThat(new DelayProperties().toEngineConfig())
+                .isEqualTo(EngineConfig.builder().build());
+    }
+
+    @Test
+    void binding_nothing_gives_the_engine_defaults() {
+        assertThat(bind(Map.of()).toEngineConfig())
+                .isEqualTo(EngineConfig.builder().build());
+    }
+
+    @Test
+    void every_setting_reaches_the_engine_config() {
+        DelayProperties p = bind(Map.ofEntries(
+                Map.entry("delay.shards", "16"),
+                Map.entry("delay.retention", "10m"),
+                Map.entry("delay.redis.prefix", "orders"),
+                Map.entry("delay.scanner.batch-size", "200"),
+                Map.entry("delay.scanner.max-sleep", "250ms"),
+                Map.entry("delay.dispatch.default", "pull"),
+                Map.entry("delay.dispatch.topics.order", "console"),
+                Map.entry("delay.dispatch.timeout", "5s"),
+                Map.entry("delay.dispatch.max-in-flight", "400"),
+                Map.entry("delay.dispatch.max-in-flight-per-topic", "30"),
+                Map.entry("delay.retry.topics.order.backoff", "10ms,20ms"),
+                Map.entry("delay.retry.topics[order.paid].max-attempts", "3"),
+                Map.entry("delay.pull.default-ttr", "45s"),
+                Map.entry("delay.pull.max-timeout", "20s"),
+                Map.entry("delay.pull.recheck", "100ms"),
+                Map.entry("delay.retry.max-attempts", "4"),
+                Map.entry("delay.retry.backoff", "1s,5s,1m"),
+                Map.entry("delay.limits.max-body-size", "1KB"),
+                Map.entry("delay.limits.max-delay", "7d"),
+                Map.entry("delay.limits.max-batch-size", "50")));
+
+        EngineConfig c = p.toEngineConfig();
+
+        assertThat(c)
+                .isEqualTo(EngineConfig.builder()
+                        .shards(16)
+                        .retention(Duration.ofMinutes(10))
+                        .redisPrefix("orders")
+                        .scanBatchSize(200)
+                        .maxScanSleep(Duration.ofMillis(250))
+                        .defaultDispatcher("pull")
+                        .topicDispatchers(Map.of("order", "console"))
+                        .dispatchTimeout(Duration.ofSeconds(5))
+                        .maxInFlight(400)
+                        .maxInFlightPerTopic(30)
+                        .topicRetries(Map.of(
+                                "order",
+                                new EngineConfig.TopicRetry(
+                                        List.of(Duration.ofMillis(10), Duration.ofMillis(20)), null),
+                                "order.paid",
+                                new EngineConfig.TopicRetry(null, 3)))
+                        .defaultTtr(Duration.ofSeconds(45))
+                        .maxPollTimeout(Duration.ofSeconds(20))
+                        .pullRecheck(Duration.ofMillis(100))
+                        .defaultMaxAttempts(4)
+                        .retryBackoff(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMinutes(1)))
+                        .maxBodyBytes(1024)
+                        .maxDelay(Duration.ofDays(7))
+                        .maxBatchSize(50)
+                        .build());
+    }
+
+    @Test
+    void settings_bind_from_environment_variables() {
+        DelayProperties p = bindEnvironment(Map.of(
+                "DELAY_SHARDS", "4",
+                "DELAY_REDIS_URI", "redis://10.0.0.1:6380/2",
+                "DELAY_REDIS_PREFIX", "envq",
+                "DELAY_DISPATCH_DEFAULT", "pull",
+                "DELAY_SECURITY_TOKEN", "s3cret",
+                "DELAY_DISPATCH_TOPICS_ORDER", "console",
+                "DELAY_RETRY_BACKOFF", "2s,30s"));
+
+        assertThat(p.getShards()).isEqualTo(4);
+        assertThat(p.getRedis().getUri()).isEqualTo("redis://10.0.0.1:6380/2");
+        assertThat(p.getSecurity().getToken()).isEqualTo("s3cret");
+        EngineConfig c = p.toEngineConfig();
+        assertThat(c.shards()).isEqualTo(4);
+        assertThat(c.redisPrefix()).isEqualTo("envq");
+        assertThat(c.defaultDispatcher()).isEqualTo("pull");
+        assertThat(c.topicDispatchers()).isEqualTo(Map.of("order", "console"));
+        assertThat(c.retryBackoff()).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(30));
+    }
+
+    @Test
+    void redis_connection_settings_have_sensible_defaults() {
+        DelayProperties.Redis redis = new DelayProperties().getRedis();
+
+        assertThat(redis.getUri()).as("unset: embedded Redis").isNull();
+        assertThat(redis.getMaxConnections()).isPositive();
+        assertThat(redis.getTimeout()).isPositive();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, -1, 1025})
+    void shard_count_out_of_range_is_rejected_naming_shards(int shards) {
+        DelayProperties p = with(x -> x.setShards(shards));
+
+        assertThatThrownBy(p::toEngineConfig)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("shards");
+    }
+
+    @Test
+    void bound_shard_count_of_zero_is_rejected_naming_shards() {
+        DelayProperties p = bind(Map.of("delay.shards", "0"));
+
+        assertThatThrownBy(p::toEngineConfig)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("shards");
+    }
+
+    @Test
+    void other_bad_values_are_rejected_naming_the_setting() {
+        assertThatThrownBy(() -> with(p -> p.getScanner().setBatchSize(0)).toEngineConfig())
+                .hasMessageContaining("scan batch size");
+        assertThatThrownBy(() ->
+                        with(p -> p.getScanner().setMaxSleep(Duration.ZERO)).toEngineConfig())
+                .hasMessageContaining("max scan sleep");
+        assertThatThrownBy(() -> with(p -> p.getDispatch().setTimeout(Duration.ofSeconds(-1)))
+                        .toEngineConfig())
+                .hasMessageContaining("dispatch timeout");
+        assertThatThrownBy(() -> with(p -> p.getDispatch().setMaxInFlight(10)).toEngineConfig())
+                .hasMessageContaining("max in-flight");
+        assertThatThrownBy(() -> with(p -> p.getRetry().setBackoff(List.of())).toEngineConfig())
+                .hasMessageContaining("retry backoff");
+        assertThatThrownBy(() -> with(p -> p.getRetry().setMaxAttempts(0)).toEngineConfig())
+                .hasMessageContaining("max attempts");
+        assertThatThrownBy(() -> with(p -> p.getLimits().setMaxBodySize(DataSize.ofBytes(0)))
+                        .toEngineConfig())
+                .hasMessageContaining("max body size");
+        assertThatThrownBy(() -> with(p -> p.getRedis().setPrefix(" ")).toEngineConfig())
+                .hasMessageContaining("redis prefix");
+        assertThatThrownBy(() -> with(p -> p.getDispatch().setDefault("")).toEngineConfig())
+                .hasMessageContaining("default dispatcher");
+        assertThatThrownBy(
+                        () -> with(p -> p.setRetention(Duration.ofSeconds(-1))).toEngineConfig())
+                .hasMessageContaining("retention");
+    }
+
+    @Test
+    void dispatcher_settings_bind_and_their_defaults_are_the_dispatchers_own() {
+        DelayProperties defaults = bind(Map.of("delay.rocketmq.namesrv", "ns:9876", "delay.activemq.url", "tcp://b:1"));
+        assertThat(defaults.getRocketmq().toSettings()).isEqualTo(RocketMqSettings.defaults("ns:9876"));
+        assertThat(defaults.getActivemq().toSettings()).isEqualTo(ActiveMqSettings.defaults("tcp://b:1"));
+        assertThat(defaults.getHttp().toSettings()).isEqualTo(HttpCallbackSettings.defaults());
+
+        DelayProperties p = bind(Map.ofEntries(
+                Map.entry("delay.rocketmq.namesrv", "a:1;b:2"),
+                Map.entry("delay.rocketmq.producer-group", "pg"),
+                Map.entry("delay.rocketmq.send-timeout", "2s"),
+                Map.entry("delay.rocketmq.retries", "0"),
+                Map.entry("delay.rocketmq.threads", "3"),
+                Map.entry("delay.rocketmq.max-pending", "30"),
+                Map.entry("delay.activemq.url", "tcp://h:61616"),
+                Map.entry("delay.activemq.user", "u"),
+                Map.entry("delay.activemq.password", "p"),
+                Map.entry("delay.activemq.destination-type", "topic"),
+                Map.entry("delay.activemq.destinations.order.paid", "queue"),
+                Map.entry("delay.activemq.send-timeout", "1s"),
+                Map.entry("delay.activemq.threads", "2"),
+                Map.entry("delay.activemq.max-pending", "20"),
+                Map.entry("delay.http.connect-timeout", "500ms"),
+                Map.entry("delay.http.read-timeout", "4s")));
+
+        assertThat(p.getRocketmq().toSettings())
+                .isEqualTo(new RocketMqSettings("a:1;b:2", "pg", Duration.ofSeconds(2), 0, 3, 30));
+        assertThat(p.getActivemq().toSettings())
+                .isEqualTo(new ActiveMqSettings(
+                        "tcp://h:61616",
+                        "u",
+                        "p",
+                        ActiveMqSettings.DestinationType.TOPIC,
+                        Map.of("order.paid", ActiveMqSettings.DestinationType.QUEUE),
+                        Duration.ofSeconds(1),
+                        2,
+                        20));
+        assertThat(p.getHttp().toSettings())
+                .isEqualTo(new HttpCallbackSettings(Duration.ofMillis(500), Duration.ofSeconds(4)));
+    }
+
+    @Test
+    void bad_dispatcher_settings_are_rejected_naming_the_setting() {
+        assertThatThrownBy(() -> new DelayProperties().getRocketmq().toSettings())
+                .hasMessageContaining("delay.rocketmq.namesrv");
+        assertThatThrownBy(
+                        () -> bind(Map.of("delay.activemq.url", "tcp://h:1", "delay.activemq.destination-type", "pipe"))
+                                .getActivemq()
+                                .toSettings())
+                .hasMessageContaining("delay.activemq.destination-type");
+        assertThatThrownBy(() ->
+                        bind(Map.of("delay.retry.topics.t.max-attempts", "0")).toEngineConfig())
+                .hasMessageContaining("retry of topic t");
+        assertThatThrownBy(() ->
+                        with(p -> p.getDispatch().setMaxInFlightPerTopic(0)).toEngineConfig())
+                .hasMessageContaining("max in-flight per topic");
+    }
+
+    @Test
+    void huge_body_size_is_capped_instead_of_overflowing() {
+        DelayProperties p = with(x -> x.getLimits().setMaxBodySize(DataSize.ofGigabytes(8)));
+
+        assertThat(p.toEngineConfig().maxBodyBytes()).isEqualTo(Integer.MAX_VALUE);
+    }
+}

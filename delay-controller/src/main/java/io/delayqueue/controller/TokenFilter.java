@@ -1,0 +1,55 @@
+package io.delayqueue.controller;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * When {@code delay.security.token} is set, every call that changes the queue (push, pull, finish,
+ * delete, admin) must carry {@code Authorization: Bearer <token>} or {@code X-Delay-Token: <token>}.
+ * Reads ({@code GET /jobs/..}, {@code /stats}, health) stay open.
+ */
+public class TokenFilter extends OncePerRequestFilter {
+    private final byte[] token;
+
+    public TokenFilter(String token) {
+        this.token = token.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        if (isRead(request) || matches(presented(request))) {
+            chain.doFilter(request, response);
+            return;
+        }
+        response.setStatus(401);
+        response.setContentType("application/json");
+        response.getWriter()
+                .write("{\"success\":false,\"code\":401,\"data\":null,"
+                        + "\"message\":\"token is missing or wrong (Authorization: Bearer <delay.security.token>)\"}");
+    }
+
+    private static boolean isRead(HttpServletRequest request) {
+        String path = request.getRequestURI();
+        return "GET".equals(request.getMethod())
+                && (path.startsWith("/jobs/") || path.equals("/stats") || path.startsWith("/actuator"));
+    }
+
+    private static String presented(HttpServletRequest request) {
+        String header = request.getHeader("Authorization");
+        if (header != null && header.startsWith("Bearer ")) {
+            return header.substring(7);
+        }
+        return request.getHeader("X-Delay-Token");
+    }
+
+    private boolean matches(String presented) {
+        return presented != null && MessageDigest.isEqual(token, presented.getBytes(StandardCharsets.UTF_8));
+    }
+}

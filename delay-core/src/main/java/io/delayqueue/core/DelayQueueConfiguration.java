@@ -1,0 +1,170 @@
+package io.delayqueue.core;
+
+import io.delayqueue.config.DelayProperties;
+import io.delayqueue.controller.TokenFilter;
+import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.coordination.WakeUpChannel;
+import io.delayqueue.queue.dispatch.Dispatcher;
+import io.delayqueue.queue.dispatch.console.ConsoleDispatcher;
+import io.delayqueue.queue.engine.DelayQueueEngine;
+import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.RestoreReport;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
+import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.redis.RedisJobStore;
+import java.net.URI;
+import java.time.Clock;
+import java.util.List;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.apache.ibatis.session.SqlSessionFactory;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.ApplicationRunner;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisURIHelper;
+
+/**
+ * Wiring of the service. Every bean is {@code @ConditionalOnMissingBean}, so an application (or a test)
+ * replaces any part by declaring its own.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(DelayProperties.class)
+public class DelayQueueConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public Clock clock() {
+        return Clock.systemUTC();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public EngineConfig engineConfig(DelayProperties properties) {
+        return properties.toEngineConfig();
+    }
+
+    /** Lazy: started only when {@link #redisClient} needs it (no uri, and neither Sentinel nor Cluster). */
+    @Bean(destroyMethod = "close")
+    @Lazy
+    @ConditionalOnProperty(name = "delay.redis.uri", havingValue = "embedded", matchIfMissing = true)
+    public EmbeddedRedis embeddedRedis() {
+        return new EmbeddedRedis();
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public UnifiedJedis redisClient(DelayProperties properties, ObjectProvider<EmbeddedRedis> embedded) {
+        DelayProperties.Redis redis = properties.getRedis();
+        if (RedisDeployments.configured(redis)) {
+            return RedisDeployments.create(redis);
+        }
+        String uri = redis.getUri();
+        if (uri == null || uri.isBlank() || uri.equals("embedded")) {
+            uri = embedded.getObject().uri();
+        }
+        URI parsed = URI.create(uri);
+        if (!JedisURIHelper.isValid(parsed)) {
+            throw new IllegalArgumentException("delay.redis.uri must look like redis://host:port[/db]: " + uri);
+        }
+        int timeoutMs = (int) redis.getTimeout().toMillis();
+        JedisClientConfig clientConfig = DefaultJedisClientConfig.builder()
+                .user(JedisURIHelper.getUser(parsed))
+                .password(JedisURIHelper.getPassword(parsed))
+                .database(JedisURIHelper.getDBIndex(parsed))
+                .ssl(JedisURIHelper.isRedisSSLScheme(parsed))
+                .connectionTimeoutMillis(timeoutMs)
+                .socketTimeoutMillis(timeoutMs)
+                .clientName("delay-queue")
+                .build();
+        GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+        pool.setMaxTotal(redis.getMaxConnections());
+        pool.setMaxIdle(redis.getMaxConnections());
+        pool.setJmxEnabled(false);
+        return new JedisPooled(pool, new HostAndPort(parsed.getHost(), parsed.getPort()), clientConfig);
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public JobStore jobStore(UnifiedJedis redis, EngineConfig config) {
+        return new RedisJobStore(redis, config.redisPrefix(), config.shards(), config.retention(), false);
+    }
+
+    /** The journal: MyBatis over {@code spring.datasource.*} (H2 on disk by default), or none. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization // Flyway first: the engine starts writing as soon as it exists
+    public Journal journal(DelayProperties properties, ObjectProvider<SqlSessionFactory> sessions, Clock clock) {
+        DelayProperties.Journal j = properties.getJournal();
+        if (j.getMode() == JournalMode.OFF) {
+            return Journal.NONE;
+        }
+        return new MyBatisJournal(
+                sessions.getObject(),
+                new MyBatisJournal.Settings(
+                        j.getMode(),
+                        j.getLag(),
+                        j.getMaxRowsPerCommit(),
+                        j.getCommitTimeout(),
+                        j.getQueueCapacity(),
+                        j.getCreateWriters()),
+                clock);
+    }
+
+    /** Restores from the journal once started, by default when Redis is the embedded (empty) one. */
+    @Bean
+    public ApplicationRunner restoreOnStart(
+            DelayProperties properties, DelayQueueEngine engine, ObjectProvider<EmbeddedRedis> embedded) {
+        return args -> {
+            Boolean configured = properties.getJournal().getRestoreOnStart();
+            boolean wanted = configured != null ? configured : embedded.getIfAvailable() != null;
+            if (wanted && properties.getJournal().getMode() != JournalMode.OFF) {
+                RestoreReport report = engine.restore(true);
+                LoggerFactory.getLogger(DelayQueueConfiguration.class)
+                        .info("restored from the journal at start-up: {}", report);
+            }
+        };
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(ConsoleDispatcher.class)
+    public ConsoleDispatcher consoleDispatcher() {
+        return new ConsoleDispatcher(System.out);
+    }
+
+    @Bean(initMethod = "start", destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public DelayQueueEngine delayQueueEngine(
+            EngineConfig config,
+            JobStore store,
+            List<Dispatcher> dispatchers,
+            Coordinator coordinator,
+            Journal journal,
+            Clock clock,
+            WakeUpChannel wakeUps) {
+        return new DelayQueueEngine(config, store, dispatchers, coordinator, journal, clock, wakeUps);
+    }
+
+    @Bean
+    @ConditionalOnProperty(name = "delay.security.token")
+    public FilterRegistrationBean<TokenFilter> tokenFilter(DelayProperties properties) {
+        FilterRegistrationBean<TokenFilter> registration = new FilterRegistrationBean<>(
+                new TokenFilter(properties.getSecurity().getToken()));
+        registration.setOrder(0);
+        return registration;
+    }
+}

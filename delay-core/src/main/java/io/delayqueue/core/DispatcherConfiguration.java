@@ -1,0 +1,58 @@
+package io.delayqueue.core;
+
+import io.delayqueue.config.DelayProperties;
+import io.delayqueue.queue.dispatch.BlockingSendPool;
+import io.delayqueue.queue.dispatch.activemq.ActiveMqDispatcher;
+import io.delayqueue.queue.dispatch.activemq.ActiveMqSettings;
+import io.delayqueue.queue.dispatch.http.HttpCallbackDispatcher;
+import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
+import io.delayqueue.queue.dispatch.rocketmq.RocketMqDispatcher;
+import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
+import io.delayqueue.queue.engine.EngineConfig;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The dispatchers beyond the console: {@code http} always (it costs one idle thread), {@code rocketmq}
+ * when {@code delay.rocketmq.namesrv} is set, {@code activemq} when {@code delay.activemq.url} is set. The
+ * send timeout of each dispatcher in use is checked against {@code delay.dispatch.timeout} at start-up: a
+ * send still running when its reservation expires would deliver the job twice.
+ *
+ * <p>The engine depends on every dispatcher, so Spring closes it first: no job is handed to a dispatcher
+ * that is closing.
+ */
+@Configuration(proxyBeanMethods = false)
+public class DispatcherConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(HttpCallbackDispatcher.class)
+    public HttpCallbackDispatcher httpCallbackDispatcher(DelayProperties properties, EngineConfig config) {
+        HttpCallbackSettings settings = properties.getHttp().toSettings();
+        boolean routed = HttpCallbackDispatcher.NAME.equals(config.defaultDispatcher())
+                || config.topicDispatchers().containsValue(HttpCallbackDispatcher.NAME);
+        if (routed) {
+            BlockingSendPool.maxQueueWait(config.dispatchTimeout(), settings.sendTimeout());
+        }
+        return new HttpCallbackDispatcher(settings);
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty("delay.rocketmq.namesrv")
+    @ConditionalOnMissingBean(RocketMqDispatcher.class)
+    public RocketMqDispatcher rocketMqDispatcher(DelayProperties properties, EngineConfig config) {
+        RocketMqSettings settings = properties.getRocketmq().toSettings();
+        return new RocketMqDispatcher(
+                settings, BlockingSendPool.maxQueueWait(config.dispatchTimeout(), settings.sendTimeout()));
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty("delay.activemq.url")
+    @ConditionalOnMissingBean(ActiveMqDispatcher.class)
+    public ActiveMqDispatcher activeMqDispatcher(DelayProperties properties, EngineConfig config) {
+        ActiveMqSettings settings = properties.getActivemq().toSettings();
+        return new ActiveMqDispatcher(
+                settings, BlockingSendPool.maxQueueWait(config.dispatchTimeout(), settings.sendTimeout()));
+    }
+}

@@ -1,0 +1,41 @@
+package io.delayqueue.queue.coordination;
+
+/**
+ * Decides which shards this instance scans. Standalone owns them all; master-slave owns all while leader
+ * and none otherwise; cluster mode divides them among live instances. The engine asks {@link #owns} before
+ * every scan pass, and a coordinator that loses ownership (ZooKeeper {@code SUSPENDED}/{@code LOST}) must
+ * answer {@code false} before another instance can take over.
+ */
+public interface Coordinator extends AutoCloseable {
+
+    /** Starts taking part; {@code listener} is told whenever the owned shards change. */
+    void start(OwnershipListener listener);
+
+    boolean owns(int shard);
+
+    /**
+     * Begins a scan pass of {@code shard}: {@code true} when this instance owns it now, and then the caller
+     * must call {@link #endScan} when the pass is over. Until then a coordinator that gives the shard up of
+     * its own accord (rebalancing, shutdown) waits before it lets another instance take it, so two instances
+     * never scan one shard at once. A lost ZooKeeper connection cannot wait: {@link #owns} turns {@code false}
+     * at once, well before the session expires and another instance can take over.
+     */
+    default boolean tryBeginScan(int shard) {
+        return owns(shard);
+    }
+
+    /** Ends a pass begun by a successful {@link #tryBeginScan}, on the same thread. */
+    default void endScan(int shard) {}
+
+    /** This instance's role for {@code /stats} and health: {@code standalone}, {@code leader}, ... */
+    String role();
+
+    @Override
+    void close();
+
+    /** Told when the set of owned shards changed. */
+    @FunctionalInterface
+    interface OwnershipListener {
+        void ownershipChanged();
+    }
+}

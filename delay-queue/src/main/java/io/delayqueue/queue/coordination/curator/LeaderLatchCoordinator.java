@@ -1,0 +1,181 @@
+package io.delayqueue.queue.coordination.curator;
+
+import io.delayqueue.queue.coordination.Coordinator;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.ZKPaths;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code master-slave}: the instances of a queue run a Curator {@link LeaderLatch}; the leader scans every
+ * shard, the others scan none (every instance still serves the HTTP API).
+ *
+ * <p>Leadership ends the moment the ZooKeeper connection is {@code SUSPENDED} or {@code LOST}, in the
+ * connection listener itself: ZooKeeper expires the session (and so lets a follower take over) only a full
+ * session timeout after it last heard from this instance, while the client reports {@code SUSPENDED} after
+ * two thirds of it without an answer. A scan pass that already started finishes in that margin. Giving
+ * leadership up of its own accord ({@link #close()}) first waits for the passes in progress.
+ */
+public final class LeaderLatchCoordinator implements Coordinator {
+    private static final Logger log = LoggerFactory.getLogger(LeaderLatchCoordinator.class);
+    private static final long CLOSE_WAIT_SECONDS = 10;
+
+    private enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
+
+    private final CuratorFramework client;
+    private final String path;
+    private final String id;
+    private final LeaderLatch latch;
+    private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+    /** Scan passes hold the read lock; stepping down takes the write lock and so waits for them. */
+    private final ReentrantReadWriteLock passes = new ReentrantReadWriteLock();
+
+    private final ConnectionStateListener connectionListener = (c, newState) -> connectionChanged(newState);
+    private volatile OwnershipListener listener = () -> {};
+    private volatile boolean connected;
+    private volatile boolean leading;
+
+    /**
+     * @param basePath the queue's ZooKeeper path inside the client's namespace, e.g. {@code /dq}
+     * @param id this instance's name among the participants
+     */
+    public LeaderLatchCoordinator(CuratorFramework client, String basePath, String id) {
+        this.client = client;
+        this.path = ZKPaths.makePath(basePath, "leader");
+        this.id = id;
+        this.latch = new LeaderLatch(client, path, id);
+    }
+
+    /** Joins the election; returns at once (leadership comes, if at all, once ZooKeeper answers). */
+    @Override
+    public void start(OwnershipListener listener) {
+        if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+            throw new IllegalStateException("a coordinator can only be started once");
+        }
+        this.listener = listener;
+        synchronized (this) {
+            client.getConnectionStateListenable().addListener(connectionListener);
+            connected = client.getZookeeperClient().isConnected();
+        }
+        latch.addListener(new LeaderLatchListener() {
+            @Override
+            public void isLeader() {
+                reassess();
+            }
+
+            @Override
+            public void notLeader() {
+                reassess();
+            }
+        });
+        try {
+            latch.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not join the leader election at " + path, e);
+        }
+        log.info("master-slave: {} joined the leader election at {}", id, path);
+    }
+
+    private void connectionChanged(ConnectionState newState) {
+        boolean nowConnected = newState == ConnectionState.CONNECTED || newState == ConnectionState.RECONNECTED;
+        synchronized (this) {
+            connected = nowConnected;
+            if (!nowConnected && leading) {
+                // before anything else: another instance may take over once the session expires
+                leading = false;
+                log.warn("master-slave: ZooKeeper connection {}, {} stopped scanning", newState, id);
+            }
+        }
+        reassess();
+    }
+
+    private void reassess() {
+        boolean changed;
+        boolean now;
+        synchronized (this) {
+            now = state.get() == State.STARTED && connected && latch.hasLeadership();
+            changed = now != leading;
+            leading = now;
+        }
+        if (changed) {
+            log.info(
+                    "master-slave: {} {}", id, now ? "is the leader, scanning every shard" : "is no longer the leader");
+            listener.ownershipChanged();
+        }
+    }
+
+    @Override
+    public boolean owns(int shard) {
+        return leading;
+    }
+
+    @Override
+    public boolean tryBeginScan(int shard) {
+        if (!passes.readLock().tryLock()) {
+            return false;
+        }
+        if (leading) {
+            return true;
+        }
+        passes.readLock().unlock();
+        return false;
+    }
+
+    @Override
+    public void endScan(int shard) {
+        passes.readLock().unlock();
+    }
+
+    @Override
+    public String role() {
+        if (state.get() != State.STARTED) {
+            return "stopped";
+        }
+        return leading ? "leader" : connected ? "follower" : "disconnected";
+    }
+
+    /** This instance's id in the election. */
+    public String id() {
+        return id;
+    }
+
+    /** Stops scanning, waits for the passes in progress, then leaves the election so a follower takes over. */
+    @Override
+    public void close() {
+        State previous = state.getAndSet(State.CLOSED);
+        if (previous != State.STARTED) {
+            return;
+        }
+        synchronized (this) {
+            leading = false;
+        }
+        try {
+            if (passes.writeLock().tryLock(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                passes.writeLock().unlock();
+            } else {
+                log.warn("master-slave: a scan pass did not end within {} s; leaving anyway", CLOSE_WAIT_SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        client.getConnectionStateListenable().removeListener(connectionListener);
+        try {
+            latch.close();
+        } catch (IOException | RuntimeException e) {
+            log.warn("master-slave: leaving the election failed ({}); the session's end frees it", e.toString());
+        }
+        log.info("master-slave: {} left the leader election", id);
+    }
+}

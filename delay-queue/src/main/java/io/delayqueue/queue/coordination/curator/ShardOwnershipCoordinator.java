@@ -1,0 +1,378 @@
+package io.delayqueue.queue.coordination.curator;
+
+import io.delayqueue.queue.coordination.Coordinator;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.nodes.PersistentNode;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code cluster}: the shards are divided among the live instances of a queue, each shard scanned by exactly
+ * one instance at a time.
+ *
+ * <ul>
+ *   <li>Membership: every instance keeps an ephemeral node {@code <base>/members/<id>} (a Curator
+ *       {@link PersistentNode}, re-created after a session loss). It disappears when the instance stops, or
+ *       when ZooKeeper expires the session of one that died.
+ *   <li>Assignment: over the sorted member ids, shard {@code s} belongs to member {@code s mod n}. Every
+ *       instance computes it from what it sees; two instances may briefly see different member lists.
+ *   <li>Exclusion: scanning a shard needs its lock, an {@link InterProcessMutex} at
+ *       {@code <base>/shards/<s>}. The assignment only says which locks an instance goes for; the lock is
+ *       what makes an owner unique while the views disagree. A shard changes hands when its owner stops
+ *       scanning it, waits for the pass in progress and releases the lock; the new owner's next attempt
+ *       takes it.
+ * </ul>
+ *
+ * <p>All ZooKeeper work runs on one balancer thread (an {@code InterProcessMutex} is released by the thread
+ * that took it), woken by membership changes and connection events, and retrying every
+ * {@value #UNSETTLED_RETRY_MS} ms while it does not yet hold every lock it wants.
+ *
+ * <p>On {@code SUSPENDED} or {@code LOST} the connection listener ends ownership of every shard at once:
+ * the locks stay held in ZooKeeper until the session expires, which is a full session timeout after the
+ * last contact, later than the client notices. A session that comes back ({@code RECONNECTED}) keeps its
+ * locks; a new session has lost them and takes them anew. Ownership is stamped with the connection epoch it
+ * was confirmed in, so a confirmation racing with a connection event never outlives it.
+ */
+public final class ShardOwnershipCoordinator implements Coordinator {
+    private static final Logger log = LoggerFactory.getLogger(ShardOwnershipCoordinator.class);
+    static final long UNSETTLED_RETRY_MS = 100;
+    private static final long SETTLED_RECHECK_MS = 5_000;
+    private static final long CLOSE_WAIT_SECONDS = 10;
+
+    private enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
+
+    private final CuratorFramework client;
+    private final int shards;
+    private final String id;
+    private final String membersPath;
+    private final String shardsPath;
+    private final PersistentNode member;
+    private final InterProcessMutex[] locks;
+    /** Per shard: scan passes hold the read lock; handing the shard over takes the write lock. */
+    private final ReentrantReadWriteLock[] passes;
+    /** Per shard: the connection epoch in which this instance last confirmed holding its lock, or -1. */
+    private final AtomicLongArray ownedInEpoch;
+
+    private final AtomicLong epoch = new AtomicLong(1);
+    private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+    private final ConnectionStateListener connectionListener = (c, newState) -> connectionChanged(newState);
+    private final CuratorWatcher membershipWatcher = event -> wake();
+    private final Object wakeLock = new Object();
+    private volatile boolean connected;
+    private volatile OwnershipListener listener = () -> {};
+    private volatile List<String> members = List.of();
+    private Thread balancer;
+
+    // balancer thread only
+    private final boolean[] held;
+    private long heldSession;
+    private boolean woken;
+
+    /**
+     * @param basePath the queue's ZooKeeper path inside the client's namespace, e.g. {@code /dq}
+     * @param shards the queue's shard count
+     * @param id this instance's member name (unique among the live instances, no {@code /})
+     */
+    public ShardOwnershipCoordinator(CuratorFramework client, String basePath, int shards, String id) {
+        if (id.isEmpty() || id.contains("/")) {
+            throw new IllegalArgumentException("member id must be non-empty and free of '/': " + id);
+        }
+        this.client = client;
+        this.shards = shards;
+        this.id = id;
+        this.membersPath = ZKPaths.makePath(basePath, "members");
+        this.shardsPath = ZKPaths.makePath(basePath, "shards");
+        this.member = new PersistentNode(
+                client,
+                CreateMode.EPHEMERAL,
+                false,
+                ZKPaths.makePath(membersPath, id),
+                id.getBytes(StandardCharsets.UTF_8));
+        this.locks = new InterProcessMutex[shards];
+        this.passes = new ReentrantReadWriteLock[shards];
+        this.ownedInEpoch = new AtomicLongArray(shards);
+        this.held = new boolean[shards];
+        for (int s = 0; s < shards; s++) {
+            locks[s] = new InterProcessMutex(client, ZKPaths.makePath(shardsPath, Integer.toString(s)));
+            passes[s] = new ReentrantReadWriteLock();
+            ownedInEpoch.set(s, -1);
+        }
+    }
+
+    /** Joins the members and starts the balancer; returns at once. */
+    @Override
+    public void start(OwnershipListener listener) {
+        if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+            throw new IllegalStateException("a coordinator can only be started once");
+        }
+        this.listener = listener;
+        synchronized (this) {
+            client.getConnectionStateListenable().addListener(connectionListener);
+            connected = client.getZookeeperClient().isConnected();
+        }
+        member.start();
+        balancer = new Thread(this::balanceUntilClosed, "delay-shard-balancer");
+        balancer.setDaemon(true);
+        balancer.start();
+        log.info("cluster: {} joined {} to share {} shards", id, membersPath, shards);
+    }
+
+    private void connectionChanged(ConnectionState newState) {
+        boolean nowConnected = newState == ConnectionState.CONNECTED || newState == ConnectionState.RECONNECTED;
+        synchronized (this) {
+            // a new epoch first: whatever was confirmed before this event no longer counts
+            epoch.incrementAndGet();
+            connected = nowConnected;
+        }
+        if (!nowConnected) {
+            log.warn("cluster: ZooKeeper connection {}, {} stopped scanning its shards", newState, id);
+            listener.ownershipChanged();
+        }
+        wake();
+    }
+
+    @Override
+    public boolean owns(int shard) {
+        return connected && ownedInEpoch.get(shard) == epoch.get();
+    }
+
+    @Override
+    public boolean tryBeginScan(int shard) {
+        ReentrantReadWriteLock.ReadLock pass = passes[shard].readLock();
+        if (!pass.tryLock()) {
+            return false;
+        }
+        if (owns(shard)) {
+            return true;
+        }
+        pass.unlock();
+        return false;
+    }
+
+    @Override
+    public void endScan(int shard) {
+        passes[shard].readLock().unlock();
+    }
+
+    @Override
+    public String role() {
+        if (state.get() != State.STARTED) {
+            return "stopped";
+        }
+        return connected ? "member" : "disconnected";
+    }
+
+    /** This instance's member id. */
+    public String id() {
+        return id;
+    }
+
+    /** The member ids as the balancer last saw them, sorted. */
+    public List<String> members() {
+        return members;
+    }
+
+    private void wake() {
+        synchronized (wakeLock) {
+            woken = true;
+            wakeLock.notifyAll();
+        }
+    }
+
+    private void awaitWake(long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        synchronized (wakeLock) {
+            while (!woken && state.get() == State.STARTED) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                TimeUnit.NANOSECONDS.timedWait(wakeLock, left);
+            }
+            woken = false;
+        }
+    }
+
+    private void balanceUntilClosed() {
+        long waitMs = 0;
+        try {
+            while (state.get() == State.STARTED) {
+                awaitWake(waitMs);
+                if (state.get() != State.STARTED) {
+                    break;
+                }
+                try {
+                    waitMs = rebalance() ? SETTLED_RECHECK_MS : UNSETTLED_RETRY_MS;
+                } catch (InterruptedException e) {
+                    throw e;
+                } catch (Exception e) {
+                    log.warn("cluster: rebalancing failed, trying again: {}", e.toString());
+                    waitMs = UNSETTLED_RETRY_MS * 5;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            leave();
+        }
+    }
+
+    /**
+     * Takes the locks of the shards assigned to this instance and hands back the others.
+     *
+     * @return whether it holds exactly the shards it wants (else it tries again shortly)
+     */
+    private boolean rebalance() throws Exception {
+        long confirmedEpoch = epoch.get();
+        if (!connected) {
+            return true; // the connection listener wakes us when it is back
+        }
+        long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+        if (session != heldSession && anyHeld()) {
+            // the session that held these locks expired, and its lock nodes with it
+            log.warn("cluster: ZooKeeper session changed, {} lost the locks of its shards", id);
+            for (int s = 0; s < shards; s++) {
+                if (held[s]) {
+                    handOver(s);
+                }
+            }
+        }
+        client.createContainers(membersPath);
+        List<String> live = new ArrayList<>(
+                client.getChildren().usingWatcher(membershipWatcher).forPath(membersPath));
+        Collections.sort(live);
+        members = List.copyOf(live);
+        int me = live.indexOf(id);
+
+        boolean settled = true;
+        boolean gained = false;
+        for (int s = 0; s < shards; s++) {
+            boolean wanted = me >= 0 && s % live.size() == me;
+            if (held[s] && !wanted) {
+                handOver(s);
+            } else if (!held[s] && wanted) {
+                if (locks[s].acquire(0, TimeUnit.MILLISECONDS)) {
+                    held[s] = true;
+                    heldSession = session;
+                    gained = true;
+                } else {
+                    settled = false;
+                }
+            }
+        }
+        boolean confirmed = false;
+        synchronized (this) {
+            if (epoch.get() == confirmedEpoch && connected) {
+                for (int s = 0; s < shards; s++) {
+                    if (held[s] && ownedInEpoch.get(s) != confirmedEpoch) {
+                        ownedInEpoch.set(s, confirmedEpoch);
+                        confirmed = true;
+                    }
+                }
+            } else {
+                settled = false; // a connection event came in between: look again
+            }
+        }
+        if (gained || confirmed) {
+            log.info("cluster: {} owns shards {} of {} (members {})", id, ownedShards(), shards, live);
+            listener.ownershipChanged();
+        }
+        return settled;
+    }
+
+    private boolean anyHeld() {
+        for (boolean h : held) {
+            if (h) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private List<Integer> ownedShards() {
+        List<Integer> owned = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            if (owns(s)) {
+                owned.add(s);
+            }
+        }
+        return owned;
+    }
+
+    /** Stops scanning {@code shard}, waits for its pass in progress, then releases its lock. */
+    private void handOver(int shard) {
+        ownedInEpoch.set(shard, -1);
+        ReentrantReadWriteLock.WriteLock quiet = passes[shard].writeLock();
+        boolean waited = false;
+        try {
+            waited = quiet.tryLock(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (waited) {
+            quiet.unlock();
+        } else {
+            log.warn("cluster: a scan pass of shard {} did not end within {} s", shard, CLOSE_WAIT_SECONDS);
+        }
+        held[shard] = false;
+        try {
+            locks[shard].release();
+        } catch (Exception e) {
+            // the node goes with the session at the latest; Curator keeps deleting it in the background
+            log.warn("cluster: releasing the lock of shard {} failed: {}", shard, e.toString());
+        }
+    }
+
+    private void leave() {
+        for (int s = 0; s < shards; s++) {
+            ownedInEpoch.set(s, -1);
+        }
+        for (int s = 0; s < shards; s++) {
+            if (held[s]) {
+                handOver(s);
+            }
+        }
+        try {
+            member.close();
+        } catch (IOException | RuntimeException e) {
+            log.warn("cluster: removing the member node failed: {}", e.toString());
+        }
+        log.info("cluster: {} left", id);
+    }
+
+    /** Stops scanning, hands every shard over (after the passes in progress) and leaves the members. */
+    @Override
+    public void close() {
+        State previous = state.getAndSet(State.CLOSED);
+        if (previous != State.STARTED) {
+            return;
+        }
+        client.getConnectionStateListenable().removeListener(connectionListener);
+        wake();
+        try {
+            balancer.join(TimeUnit.SECONDS.toMillis(CLOSE_WAIT_SECONDS * 2));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package io.delayqueue.queue.dispatch;
+
+import io.delayqueue.common.Job;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Hands a due job to its receiver. The returned stage completes normally only once the receiver
+ * confirmed the job (RocketMQ {@code SEND_OK}, a synchronous persistent ActiveMQ send, an HTTP 2xx, a
+ * line written to the console); only then is the job marked {@code FINISHED}. A stage completed
+ * exceptionally schedules a retry.
+ *
+ * <p>Implementations must not block the calling thread for long: the caller is a shard scanner. Slow sends
+ * belong on the dispatcher's own bounded pool.
+ */
+public interface Dispatcher extends AutoCloseable {
+
+    /** The routing name ({@code delay.dispatch.topics.<topic>=<name>}). */
+    String name();
+
+    CompletionStage<Void> dispatch(Job job);
+
+    @Override
+    default void close() {}
+}

@@ -1,0 +1,642 @@
+package io.delayqueue.queue.engine;
+
+import io.delayqueue.common.DelayQueueException;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.common.PushRequest;
+import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.coordination.WakeUpChannel;
+import io.delayqueue.queue.dispatch.Dispatcher;
+import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.store.DueBatch;
+import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.Outcome;
+import io.delayqueue.queue.store.ShardStats;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The delay queue: accepts jobs, runs one {@link ShardScanner} per owned shard that hands due jobs over at
+ * their due time, serves pull consumers, and settles every outcome through the {@link JobStore}.
+ *
+ * <p>Lifecycle as in Curator's recipes: {@code LATENT -> STARTED -> CLOSED}, guarded by a compare-and-set.
+ * Pushing, pulling and deleting work in any state but {@code CLOSED}; only a started engine scans. Tests
+ * drive a latent engine by hand with {@link #runDueJobs()} and a manual {@link Clock}.
+ */
+public final class DelayQueueEngine implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DelayQueueEngine.class);
+
+    private enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
+
+    private final EngineConfig config;
+    private final JobStore store;
+    private final Coordinator coordinator;
+    private final WakeUpChannel wakeUps;
+    private final Journal journal;
+    private final Clock clock;
+    private final TopicRoutes routes;
+    private final JobFactory jobFactory;
+    private final DispatchPipeline pipeline;
+    private final PullWaiters pullWaiters;
+    private final DeadLetters deadLetters;
+    private final LatenessRecorder lateness = new LatenessRecorder();
+    private final ShardScanner[] scanners;
+    private final List<Thread> scannerThreads = new ArrayList<>();
+    private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+    private final AtomicInteger reserveRotation = new AtomicInteger();
+    private final JournalRestorer restorer;
+    private final Reconciler reconciler;
+    private ScheduledExecutorService reconcileTimer;
+
+    public DelayQueueEngine(
+            EngineConfig config,
+            JobStore store,
+            List<? extends Dispatcher> dispatchers,
+            Coordinator coordinator,
+            Journal journal,
+            Clock clock) {
+        this(config, store, dispatchers, coordinator, journal, clock, WakeUpChannel.NONE);
+    }
+
+    /**
+     * @param wakeUps carries wake-ups to and from the other instances of the queue (pushes landing in shards
+     *     scanned elsewhere, jobs made ready for consumers waiting elsewhere); {@link WakeUpChannel#NONE}
+     *     for a standalone instance
+     */
+    public DelayQueueEngine(
+            EngineConfig config,
+            JobStore store,
+            List<? extends Dispatcher> dispatchers,
+            Coordinator coordinator,
+            Journal journal,
+            Clock clock,
+            WakeUpChannel wakeUps) {
+        if (store.shards() != config.shards()) {
+            throw new IllegalArgumentException(
+                    "store has " + store.shards() + " shards, configuration " + config.shards());
+        }
+        this.config = config;
+        this.store = store;
+        this.coordinator = coordinator;
+        this.wakeUps = wakeUps;
+        this.journal = journal;
+        this.clock = clock;
+        this.routes = new TopicRoutes(config.defaultDispatcher(), config.topicDispatchers());
+        this.jobFactory = new JobFactory(config);
+        Map<String, Dispatcher> byName = new HashMap<>();
+        for (Dispatcher d : dispatchers) {
+            if (byName.put(d.name(), d) != null) {
+                throw new IllegalArgumentException("two dispatchers are named " + d.name());
+            }
+        }
+        for (String name : routes.pushDispatchers()) {
+            if (!byName.containsKey(name)) {
+                throw new IllegalArgumentException("topics are routed to dispatcher '" + name
+                        + "', which does not exist (known: " + new TreeMap<>(byName).keySet()
+                        + ", pull; rocketmq needs delay.rocketmq.namesrv, activemq needs delay.activemq.url)");
+            }
+        }
+        this.pipeline = new DispatchPipeline(store, routes, byName, config, journal, clock, this::onScheduled);
+        this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
+        this.pullWaiters =
+                new PullWaiters(this::tryReserve, config.pullRecheck().toMillis());
+        this.restorer = new JournalRestorer(journal, store, clock, config.restorePageSize(), this::onScheduled);
+        this.reconciler = new Reconciler(
+                journal,
+                store,
+                coordinator,
+                restorer,
+                clock,
+                config.reconcileGrace().toMillis(),
+                config.restorePageSize(),
+                config.shards());
+        this.scanners = new ShardScanner[config.shards()];
+        for (int s = 0; s < scanners.length; s++) {
+            scanners[s] = new ShardScanner(
+                    s, this::scanPass, clock, config.maxScanSleep().toMillis());
+        }
+    }
+
+    public EngineConfig config() {
+        return config;
+    }
+
+    /** The in-flight limits below the global one, for tests. */
+    DispatchLanes dispatchLanes() {
+        return pipeline.lanes();
+    }
+
+    /** The dead letters: list them per topic, requeue them. */
+    public DeadLetters deadLetters() {
+        ensureOpen();
+        return deadLetters;
+    }
+
+    /** Starts the coordinator and one scanner thread per shard. */
+    public void start() {
+        if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+            throw new IllegalStateException("engine can only be started once");
+        }
+        log.info(
+                "delay-queue engine starting: {} shards, default dispatcher {}, routes {}, journal {}, role {};"
+                        + " in flight at most {} in all, {} per dispatcher, {} per topic",
+                config.shards(),
+                config.defaultDispatcher(),
+                config.topicDispatchers(),
+                journal.mode(),
+                coordinator.role(),
+                config.maxInFlight(),
+                pipeline.lanes().perDispatcher(),
+                pipeline.lanes().perTopic());
+        wakeUps.start(new RemoteWakeUps());
+        coordinator.start(this::wakeAllScanners);
+        for (ShardScanner scanner : scanners) {
+            Thread t = new Thread(scanner, "delay-scanner-" + scannerThreads.size());
+            t.setDaemon(true);
+            scannerThreads.add(t);
+            t.start();
+        }
+        if (journal.mode() != JournalMode.OFF) {
+            reconcileTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "delay-reconciler");
+                t.setDaemon(true);
+                return t;
+            });
+            long every = config.reconcileInterval().toMillis();
+            reconcileTimer.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void reconcileQuietly() {
+        try {
+            reconciler.reconcileOnce();
+        } catch (RuntimeException e) {
+            log.warn("reconciler pass failed: {}", e.toString());
+        }
+    }
+
+    /** One reconciler pass by hand (a started engine runs them every reconcile interval). */
+    public long reconcileNow() {
+        return reconciler.reconcileOnce();
+    }
+
+    public boolean isRunning() {
+        return state.get() == State.STARTED;
+    }
+
+    // ---- push ----
+
+    /** Pushes one job; validation errors name the field. */
+    public PushResult push(PushRequest request) {
+        return pushAll(List.of(request), "").get(0);
+    }
+
+    /** Pushes up to {@code maxBatchSize} jobs; a bad job rejects the whole batch, naming {@code [i].field}. */
+    public List<PushResult> pushBatch(List<PushRequest> requests) {
+        if (requests == null || requests.isEmpty()) {
+            throw new DelayQueueException.InvalidField("jobs", "must hold at least one job");
+        }
+        if (requests.size() > config.maxBatchSize()) {
+            throw new DelayQueueException.InvalidField(
+                    "jobs", "holds " + requests.size() + " jobs, over the limit of " + config.maxBatchSize());
+        }
+        return pushAll(requests, null);
+    }
+
+    private List<PushResult> pushAll(List<PushRequest> requests, String singleField) {
+        ensureOpen();
+        long now = clock.millis();
+        List<Job> jobs = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            jobs.add(jobFactory.create(requests.get(i), now, singleField != null ? singleField : "[" + i + "]."));
+        }
+        // journal first: a job is never in Redis without its row
+        Set<String> journaled = journal.recordCreated(jobs);
+        List<Job> toStore = jobs;
+        if (!journaled.isEmpty()) {
+            // Ids the journal already had: keep the journaled job. If a push of it failed half-way before (row
+            // committed, Redis down), this puts it into Redis now; if Redis has it, nothing changes.
+            toStore = new ArrayList<>(jobs.size());
+            for (Job job : jobs) {
+                if (!journaled.contains(job.id())) {
+                    toStore.add(job);
+                } else {
+                    journal.find(job.id())
+                            .filter(j -> !j.status().isFinal())
+                            .map(JournalRestorer::restorable)
+                            .ifPresent(toStore::add);
+                }
+            }
+        }
+        List<Boolean> created = store.push(toStore);
+        Map<String, Boolean> createdById = new HashMap<>();
+        for (int i = 0; i < toStore.size(); i++) {
+            if (created.get(i)) {
+                onScheduled(toStore.get(i));
+            }
+            createdById.putIfAbsent(
+                    toStore.get(i).id(),
+                    created.get(i) && !journaled.contains(toStore.get(i).id()));
+        }
+        List<PushResult> results = new ArrayList<>(jobs.size());
+        for (Job job : jobs) {
+            results.add(new PushResult(job.id(), createdById.getOrDefault(job.id(), false)));
+        }
+        return results;
+    }
+
+    /** A job landed in the store (pushed or restored). */
+    private void onScheduled(Job job) {
+        onScheduled(JobIds.shardOf(job.id(), config.shards()), job.executeAt());
+    }
+
+    // ---- pull ----
+
+    /**
+     * Reserves the next ready job of a pull topic for its TTR, waiting up to {@code timeoutMs} for one.
+     * Completes with empty when none came in time.
+     */
+    public CompletableFuture<Optional<Job>> reserve(String topic, long timeoutMs) {
+        ensureOpen();
+        if (topic == null || !JobFactory.TOPIC.matcher(topic).matches()) {
+            throw new DelayQueueException.InvalidField("topic", "must match [A-Za-z0-9._-]{1,64}");
+        }
+        if (!routes.isPull(topic)) {
+            throw new DelayQueueException.InvalidField(
+                    "topic",
+                    topic + " is not a pull topic (it is dispatched to '" + routes.dispatcherOf(topic)
+                            + "'); set delay.dispatch.topics." + topic + "=pull");
+        }
+        long max = config.maxPollTimeout().toMillis();
+        if (timeoutMs < 0 || timeoutMs > max) {
+            throw new DelayQueueException.InvalidField("timeout", "must be between 0 and " + max + " ms");
+        }
+        return pullWaiters.await(topic, timeoutMs);
+    }
+
+    private Optional<Job> tryReserve(String topic) {
+        int shards = config.shards();
+        int start = Math.floorMod(reserveRotation.getAndIncrement(), shards);
+        long now = clock.millis();
+        for (int i = 0; i < shards; i++) {
+            int shard = (start + i) % shards;
+            Optional<Job> job = store.reserve(topic, shard, now);
+            if (job.isPresent()) {
+                journal.recordTransitions(List.of(Transition.of(
+                        job.get().id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, now, null)));
+                return job;
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Acknowledges a reserved job. Finishing a finished job again is fine. */
+    public void finish(String id) {
+        ensureOpen();
+        requireId(id);
+        long now = clock.millis();
+        Outcome outcome = store.finish(JobIds.shardOf(id, config.shards()), List.of(id), now)
+                .get(0);
+        switch (outcome.result()) {
+            case APPLIED -> journal.recordTransitions(List.of(Transition.of(
+                    id, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, now, "finished by consumer")));
+            case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);
+            case CONFLICT -> {
+                if (outcome.status() != JobStatus.FINISHED) {
+                    throw new DelayQueueException.StateConflict(
+                            id, outcome.status(), "only a RESERVED job can be finished");
+                }
+            }
+        }
+    }
+
+    // ---- delete, look-up ----
+
+    /**
+     * Cancels a job that has not been handed over. Once this returns, the job is never delivered. A job
+     * being delivered ({@code RESERVED}) or already final cannot be deleted; deleting twice is fine.
+     */
+    public void delete(String id) {
+        ensureOpen();
+        requireId(id);
+        long now = clock.millis();
+        Outcome outcome = store.delete(id, now);
+        switch (outcome.result()) {
+            case APPLIED -> journal.recordTransitionsDurably(
+                    List.of(Transition.of(id, JobEvent.DELETED, null, JobStatus.DELETED, now, null)));
+            case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);
+            case CONFLICT -> {
+                if (outcome.status() != JobStatus.DELETED) {
+                    throw new DelayQueueException.StateConflict(
+                            id,
+                            outcome.status(),
+                            outcome.status() == JobStatus.RESERVED
+                                    ? "it is being delivered and can no longer be deleted"
+                                    : "it can no longer be deleted");
+                }
+            }
+        }
+    }
+
+    /** The job as Redis has it, else as the journal last saw it (a finished job past its retention). */
+    public Job get(String id) {
+        requireId(id);
+        return store.find(id).or(() -> journal.find(id)).orElseThrow(() -> new DelayQueueException.JobNotFound(id));
+    }
+
+    /** The job and its journaled transitions, oldest first (empty without a journal). */
+    public JobDetails details(String id) {
+        Job job = get(id);
+        return new JobDetails(job, journal.history(id));
+    }
+
+    // ---- restore ----
+
+    /**
+     * Puts every non-final journaled job that Redis lacks back into Redis, page by page, without wiping
+     * anything; running it twice changes nothing. {@code expire=false} skips jobs whose due time passed.
+     */
+    public RestoreReport restore(boolean expire) {
+        ensureOpen();
+        requireJournal();
+        return restorer.restoreAll(expire, "restore (expire=" + expire + ")");
+    }
+
+    /** Restores one job from the journal if Redis lacks it. */
+    public RestoreReport restoreJob(String id) {
+        ensureOpen();
+        requireId(id);
+        requireJournal();
+        Job job = journal.find(id).orElseThrow(() -> new DelayQueueException.JobNotFound(id));
+        if (job.status().isFinal() && job.status() != JobStatus.DEAD) {
+            throw new DelayQueueException.StateConflict(id, job.status(), "a final job is not restored");
+        }
+        long restored = restorer.restore(List.of(job), "restoreJob");
+        return new RestoreReport(1, restored, 1 - restored, 0);
+    }
+
+    /**
+     * Deletes every job not handed over yet ({@code DELAY}, {@code READY}), journal first so that a restore
+     * cannot bring them back. Jobs being delivered ({@code RESERVED}) are left to finish.
+     *
+     * @return jobs deleted in Redis
+     */
+    public long clearAll() {
+        ensureOpen();
+        long now = clock.millis();
+        journal.deletePending(now, "clearAll");
+        long deleted = 0;
+        int limit = config.restorePageSize();
+        for (int s = 0; s < config.shards(); s++) {
+            int offset = 0;
+            while (true) {
+                JobStore.ClearBatch batch = store.clear(s, offset, limit, now);
+                deleted += batch.deleted().size();
+                offset += batch.reservedKept();
+                if (batch.scanned() < limit && batch.deleted().size() < limit) {
+                    break;
+                }
+            }
+        }
+        log.warn("clearAll deleted {} jobs", deleted);
+        return deleted;
+    }
+
+    private void requireJournal() {
+        if (journal.mode() == JournalMode.OFF) {
+            throw new DelayQueueException(409, "there is no journal to restore from (delay.journal.mode=off)");
+        }
+    }
+
+    public EngineStats stats() {
+        Map<JobStatus, Long> byStatus = new EnumMap<>(JobStatus.class);
+        Map<String, Long> readyByTopic = new TreeMap<>();
+        List<ShardStats> shards = new ArrayList<>();
+        for (int s = 0; s < config.shards(); s++) {
+            ShardStats st = store.stats(s);
+            shards.add(st);
+            st.byStatus().forEach((k, v) -> byStatus.merge(k, v, Long::sum));
+            st.readyByTopic().forEach((k, v) -> readyByTopic.merge(k, v, Long::sum));
+        }
+        return new EngineStats(
+                coordinator.role(),
+                byStatus,
+                readyByTopic,
+                shards,
+                lateness.snapshot(),
+                pipeline.dispatched(),
+                pipeline.failed(),
+                pullWaiters.waiting());
+    }
+
+    // ---- scanning ----
+
+    /**
+     * Hands over every job due now in the owned shards, waits for their sends and writes the
+     * acknowledgements. For tests with a manual clock and for tools; a started engine does this itself.
+     *
+     * @return jobs handed over (dispatched or made ready)
+     */
+    public int runDueJobs() {
+        int handedOver = 0;
+        List<CompletableFuture<Void>> sends = new ArrayList<>();
+        for (int s = 0; s < config.shards(); s++) {
+            if (!coordinator.owns(s)) {
+                continue;
+            }
+            while (true) {
+                int capacity = pipeline.takeCapacity(config.scanBatchSize());
+                if (capacity == 0) {
+                    CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
+                            .join();
+                    continue;
+                }
+                PassOutcome outcome = movePass(s, capacity);
+                handedOver += outcome.handedOver;
+                sends.add(outcome.sends);
+                if (outcome.batch.scanned() < capacity) {
+                    break;
+                }
+            }
+        }
+        CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).join();
+        pipeline.flushNow();
+        return handedOver;
+    }
+
+    private record PassOutcome(DueBatch batch, int handedOver, CompletableFuture<Void> sends) {}
+
+    /** One pass of a scanner thread; returns when the next pass is wanted. */
+    private long scanPass(int shard) {
+        if (!coordinator.tryBeginScan(shard)) {
+            return clock.millis() + config.maxScanSleep().toMillis();
+        }
+        try {
+            return scanOwnedShard(shard);
+        } finally {
+            coordinator.endScan(shard);
+        }
+    }
+
+    private long scanOwnedShard(int shard) {
+        int capacity = pipeline.takeCapacity(config.scanBatchSize());
+        if (capacity == 0) {
+            // every in-flight slot is taken by sends not yet confirmed: look again shortly
+            return clock.millis() + 5;
+        }
+        DueBatch batch = movePass(shard, capacity).batch;
+        if (batch.scanned() >= capacity) {
+            return Long.MIN_VALUE;
+        }
+        return batch.nextDueAt().orElse(Long.MAX_VALUE);
+    }
+
+    private PassOutcome movePass(int shard, int capacity) {
+        long now = clock.millis();
+        DueBatch batch;
+        try {
+            batch = store.moveDue(
+                    shard,
+                    now,
+                    capacity,
+                    routes.dueRouting(),
+                    config.dispatchTimeout().toMillis());
+        } catch (RuntimeException e) {
+            pipeline.returnCapacity(capacity);
+            throw e;
+        }
+        pipeline.returnCapacity(capacity - batch.toDispatch().size());
+        List<Transition> transitions = new ArrayList<>();
+        for (String id : batch.expired()) {
+            transitions.add(Transition.of(
+                    id, JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, now, "reservation expired"));
+        }
+        for (DueBatch.Moved m : batch.madeDead()) {
+            transitions.add(Transition.of(
+                    m.id(), JobEvent.DEAD, JobStatus.RESERVED, JobStatus.DEAD, now, "max attempts reached"));
+        }
+        for (DueBatch.Moved m : batch.madeReady()) {
+            lateness.record(now - m.dueAt());
+            transitions.add(Transition.of(m.id(), JobEvent.READY, JobStatus.DELAY, JobStatus.READY, now, null));
+        }
+        for (Job job : batch.toDispatch()) {
+            lateness.record(now - job.executeAt());
+            transitions.add(Transition.of(
+                    job.id(), JobEvent.RESERVED, JobStatus.DELAY, JobStatus.RESERVED, now, "dispatching"));
+        }
+        if (!transitions.isEmpty()) {
+            journal.recordTransitions(transitions);
+        }
+        if (!batch.madeReady().isEmpty()) {
+            List<String> readyTopics = batch.madeReady().stream()
+                    .map(DueBatch.Moved::topic)
+                    .distinct()
+                    .toList();
+            readyTopics.forEach(pullWaiters::signal);
+            wakeUps.publishReady(readyTopics);
+        }
+        CompletableFuture<Void> sends = pipeline.dispatch(shard, batch.toDispatch());
+        return new PassOutcome(
+                batch, batch.toDispatch().size() + batch.madeReady().size(), sends);
+    }
+
+    /**
+     * A job of {@code shard} is due at {@code dueAt} (pushed, restored, retried, put back, requeued): wakes the
+     * shard's scanner, here or, over the wake-up channel, on the instance that scans it.
+     */
+    private void onScheduled(int shard, long dueAt) {
+        scanners[shard].onScheduled(dueAt);
+        // a scanner elsewhere looks at its shard within max-sleep anyway: only sooner jobs need a wake-up
+        if (dueAt < clock.millis() + config.maxScanSleep().toMillis() && !coordinator.owns(shard)) {
+            wakeUps.publishScheduled(shard, dueAt);
+        }
+    }
+
+    private void wakeAllScanners() {
+        for (ShardScanner scanner : scanners) {
+            scanner.wakeNow();
+        }
+    }
+
+    /** What the other instances tell this one. */
+    private final class RemoteWakeUps implements WakeUpChannel.Listener {
+        @Override
+        public void scheduled(int shard, long dueAt) {
+            if (coordinator.owns(shard)) {
+                scanners[shard].onScheduled(dueAt);
+            }
+        }
+
+        @Override
+        public void ready(String topic) {
+            pullWaiters.signal(topic);
+        }
+
+        @Override
+        public void resynchronize() {
+            wakeAllScanners();
+        }
+    }
+
+    private void ensureOpen() {
+        if (state.get() == State.CLOSED) {
+            throw new DelayQueueException.Unavailable("the delay queue is shutting down", null);
+        }
+    }
+
+    private static void requireId(String id) {
+        if (id == null || id.isBlank()) {
+            throw new DelayQueueException.InvalidField("jobId", "is required");
+        }
+    }
+
+    /** Stops scanning, answers waiting consumers, writes pending acknowledgements. */
+    @Override
+    public void close() {
+        State previous = state.getAndSet(State.CLOSED);
+        if (previous == State.CLOSED) {
+            return;
+        }
+        for (ShardScanner scanner : scanners) {
+            scanner.stop();
+        }
+        for (Thread t : scannerThreads) {
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (reconcileTimer != null) {
+            reconcileTimer.shutdownNow();
+        }
+        wakeUps.close();
+        pullWaiters.close();
+        pipeline.close();
+        coordinator.close();
+        log.info("delay-queue engine stopped");
+    }
+}

@@ -1,0 +1,372 @@
+package io.delayqueue.queue.engine;
+
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.dispatch.DispatchRejectedException;
+import io.delayqueue.queue.dispatch.Dispatcher;
+import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.Outcome;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends due jobs of push topics to their dispatcher and settles the outcome: a confirmed send is
+ * acknowledged ({@code FINISHED}) in batches, one script call per shard for whatever has accumulated; a
+ * failed send is scheduled again on its topic's retry ladder (or goes {@code DEAD}).
+ *
+ * <p>At most {@code maxInFlight} jobs are between their move and their outcome: scanners take capacity
+ * before they move jobs, so a slow receiver slows the moves instead of piling up reservations that would
+ * expire. Below that, {@link DispatchLanes} caps what one dispatcher and one topic may hold, so a dead or
+ * hung broker cannot take the capacity every other topic needs. A job that finds its lane full is not
+ * sent: it is put back ({@code DELAY}, no attempt counted) for a while that doubles with how late it
+ * already is, so a backlog behind a hung receiver is looked at less and less often instead of spinning the
+ * scanners. The same happens when a dispatcher turns a job away ({@link DispatchRejectedException}).
+ *
+ * <p>If an acknowledgement cannot be written (Redis down) it is kept and written later; should the
+ * reservation expire first, the job is delivered again: at least once, never lost.
+ */
+final class DispatchPipeline implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DispatchPipeline.class);
+
+    /** Shortest put-back of a job that found no room. */
+    static final long BUSY_RETRY_MIN_MS = 20;
+    /** Longest put-back of a job that found no room. */
+    static final long BUSY_RETRY_MAX_MS = 5_000;
+
+    /** Told when a job of a shard is due again at {@code dueAt}, so that its scanner wakes up in time. */
+    @FunctionalInterface
+    interface ScheduleListener {
+        void onScheduled(int shard, long dueAt);
+    }
+
+    private final JobStore store;
+    private final TopicRoutes routes;
+    private final Map<String, Dispatcher> dispatchers;
+    private final RetryPolicy defaultRetryPolicy;
+    private final Map<String, RetryPolicy> topicRetryPolicies;
+    private final DispatchLanes lanes;
+    private final ScheduleListener scheduled;
+    private final Journal journal;
+    private final Clock clock;
+    private final Semaphore capacity;
+    private final ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean flushScheduled = new AtomicBoolean();
+    private final ScheduledExecutorService ackExecutor;
+    private final AtomicLong dispatched = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong deferred = new AtomicLong();
+
+    private record Ack(int shard, String id) {}
+
+    DispatchPipeline(
+            JobStore store,
+            TopicRoutes routes,
+            Map<String, Dispatcher> dispatchers,
+            EngineConfig config,
+            Journal journal,
+            Clock clock,
+            ScheduleListener scheduled) {
+        this.store = store;
+        this.routes = routes;
+        this.dispatchers = Map.copyOf(dispatchers);
+        this.defaultRetryPolicy = new RetryPolicy(config.retryBackoff());
+        Map<String, RetryPolicy> byTopic = new HashMap<>();
+        config.topicRetries().forEach((topic, retry) -> {
+            if (retry.backoff() != null) {
+                byTopic.put(topic, new RetryPolicy(retry.backoff()));
+            }
+        });
+        this.topicRetryPolicies = Map.copyOf(byTopic);
+        this.lanes = new DispatchLanes(
+                DispatchLanes.perDispatcherShare(
+                        config.maxInFlight(),
+                        config.scanBatchSize(),
+                        routes.pushDispatchers().size()),
+                config.maxInFlightPerTopic());
+        this.scheduled = scheduled;
+        this.journal = journal;
+        this.clock = clock;
+        this.capacity = new Semaphore(config.maxInFlight());
+        this.ackExecutor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "delay-ack");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Takes up to {@code wanted} slots of in-flight capacity without blocking; returns how many. */
+    int takeCapacity(int wanted) {
+        while (true) {
+            int n = Math.min(wanted, capacity.availablePermits());
+            if (n <= 0) {
+                return 0;
+            }
+            if (capacity.tryAcquire(n)) {
+                return n;
+            }
+        }
+    }
+
+    void returnCapacity(int n) {
+        if (n > 0) {
+            capacity.release(n);
+        }
+    }
+
+    long dispatched() {
+        return dispatched.get();
+    }
+
+    long failed() {
+        return failed.get();
+    }
+
+    /** Jobs put back unsent since start because their topic or dispatcher had no room. */
+    long deferred() {
+        return deferred.get();
+    }
+
+    DispatchLanes lanes() {
+        return lanes;
+    }
+
+    /**
+     * Dispatches jobs that the caller holds one capacity slot each for. Never blocks: a job whose topic or
+     * dispatcher is at its in-flight limit is put back at once. The result completes when every send has
+     * an outcome (not when the acknowledgements are written).
+     */
+    CompletableFuture<Void> dispatch(int shard, List<Job> jobs) {
+        if (jobs.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<CompletableFuture<?>> sends = new ArrayList<>(jobs.size());
+        Map<String, Long> noRoom = new LinkedHashMap<>();
+        long now = clock.millis();
+        for (Job job : jobs) {
+            String name = routes.dispatcherOf(job.topic());
+            Dispatcher dispatcher = dispatchers.get(name);
+            if (dispatcher == null) {
+                capacity.release();
+                settle(
+                        shard,
+                        job,
+                        new IllegalStateException("no dispatcher named '" + name + "' for topic " + job.topic()));
+                continue;
+            }
+            if (!lanes.tryAcquire(name, job.topic())) {
+                capacity.release();
+                noRoom.put(job.id(), now + busyRetryDelay(job, now));
+                continue;
+            }
+            sends.add(send(dispatcher, job).toCompletableFuture().handle((ok, error) -> {
+                lanes.release(name, job.topic());
+                capacity.release();
+                settle(shard, job, error);
+                return null;
+            }));
+        }
+        if (!noRoom.isEmpty()) {
+            putBack(shard, noRoom, "topic or dispatcher at its in-flight limit");
+        }
+        return CompletableFuture.allOf(sends.toArray(CompletableFuture<?>[]::new));
+    }
+
+    private static CompletionStage<Void> send(Dispatcher dispatcher, Job job) {
+        try {
+            return dispatcher.dispatch(job);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * A job that found no room waits as long as it is already late (at least {@link #BUSY_RETRY_MIN_MS}, at
+     * most {@link #BUSY_RETRY_MAX_MS}): put back again and again, it is looked at after 20, 40, 80 ... ms,
+     * so a backlog behind a hung receiver costs a few moves per job, not one per scan.
+     */
+    static long busyRetryDelay(Job job, long now) {
+        return Math.max(BUSY_RETRY_MIN_MS, Math.min(BUSY_RETRY_MAX_MS, now - job.executeAt()));
+    }
+
+    private void settle(int shard, Job job, Throwable error) {
+        if (error == null) {
+            dispatched.incrementAndGet();
+            acks.add(new Ack(shard, job.id()));
+            requestFlush();
+            return;
+        }
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof DispatchRejectedException) {
+            long now = clock.millis();
+            putBack(shard, Map.of(job.id(), now + busyRetryDelay(job, now)), cause.getMessage());
+        } else {
+            failed.incrementAndGet();
+            scheduleRetry(shard, job, cause);
+        }
+    }
+
+    /** Puts unsent jobs back to {@code DELAY} without counting an attempt. */
+    private void putBack(int shard, Map<String, Long> retryAtById, String reason) {
+        long now = clock.millis();
+        Map<String, Outcome> outcomes;
+        try {
+            outcomes = store.defer(shard, retryAtById);
+        } catch (RuntimeException e) {
+            log.warn(
+                    "{} jobs were not sent ({}) and could not be put back ({}); they come back when their"
+                            + " reservations expire",
+                    retryAtById.size(),
+                    reason,
+                    e.toString());
+            return;
+        }
+        List<Transition> transitions = new ArrayList<>(outcomes.size());
+        long earliest = Long.MAX_VALUE;
+        for (var entry : outcomes.entrySet()) {
+            if (entry.getValue().applied()) {
+                long at = retryAtById.get(entry.getKey());
+                earliest = Math.min(earliest, at);
+                transitions.add(new Transition(
+                        entry.getKey(),
+                        JobEvent.DEFERRED,
+                        JobStatus.RESERVED,
+                        JobStatus.DELAY,
+                        now,
+                        null,
+                        at,
+                        "not sent: " + reason));
+            }
+        }
+        deferred.addAndGet(transitions.size());
+        if (!transitions.isEmpty()) {
+            journal.recordTransitions(transitions);
+            scheduled.onScheduled(shard, earliest);
+            log.debug("put back {} unsent jobs of shard {}: {}", transitions.size(), shard, reason);
+        }
+    }
+
+    private void scheduleRetry(int shard, Job job, Throwable cause) {
+        int attempts = job.attempts() + 1;
+        long now = clock.millis();
+        long retryAt = now
+                + topicRetryPolicies
+                        .getOrDefault(job.topic(), defaultRetryPolicy)
+                        .backoffMillis(attempts);
+        try {
+            Outcome outcome = store.retry(job.id(), retryAt);
+            if (outcome.applied()) {
+                boolean dead = outcome.status() == JobStatus.DEAD;
+                journal.recordTransitions(List.of(new Transition(
+                        job.id(),
+                        dead ? JobEvent.DEAD : JobEvent.RETRIED,
+                        JobStatus.RESERVED,
+                        outcome.status(),
+                        now,
+                        attempts,
+                        dead ? null : retryAt,
+                        "attempt " + attempts + ": " + cause)));
+                if (outcome.status() == JobStatus.DELAY) {
+                    scheduled.onScheduled(shard, retryAt);
+                }
+            }
+            log.warn(
+                    "dispatch of job {} (topic {}) failed on attempt {}: {}; now {}",
+                    job.id(),
+                    job.topic(),
+                    attempts,
+                    cause.toString(),
+                    outcome.applied()
+                            ? outcome.status() + (outcome.status() == JobStatus.DELAY ? " until " + retryAt : "")
+                            : outcome);
+        } catch (RuntimeException e) {
+            log.warn(
+                    "dispatch of job {} failed ({}) and its retry could not be recorded ({}); it comes back when its reservation expires",
+                    job.id(),
+                    cause.toString(),
+                    e.toString());
+        }
+    }
+
+    private void requestFlush() {
+        if (flushScheduled.compareAndSet(false, true)) {
+            try {
+                ackExecutor.execute(this::flushScheduled);
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                flushScheduled.set(false);
+            }
+        }
+    }
+
+    private void flushScheduled() {
+        flushScheduled.set(false);
+        if (!flushNow()) {
+            if (flushScheduled.compareAndSet(false, true)) {
+                ackExecutor.schedule(this::flushScheduled, 200, TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** Writes every pending acknowledgement; {@code false} when the store failed (they are kept). */
+    synchronized boolean flushNow() {
+        Map<Integer, List<String>> byShard = new TreeMap<>();
+        Ack ack;
+        while ((ack = acks.poll()) != null) {
+            byShard.computeIfAbsent(ack.shard(), s -> new ArrayList<>()).add(ack.id());
+        }
+        if (byShard.isEmpty()) {
+            return true;
+        }
+        long now = clock.millis();
+        for (var entry : byShard.entrySet()) {
+            List<String> ids = entry.getValue();
+            List<Outcome> outcomes;
+            try {
+                outcomes = store.finish(entry.getKey(), ids, now);
+            } catch (RuntimeException e) {
+                log.warn("could not acknowledge {} dispatched jobs, will retry: {}", ids.size(), e.toString());
+                ids.forEach(id -> acks.add(new Ack(entry.getKey(), id)));
+                return false;
+            }
+            List<Transition> finished = new ArrayList<>(ids.size());
+            for (int i = 0; i < ids.size(); i++) {
+                if (outcomes.get(i).applied()) {
+                    finished.add(Transition.of(
+                            ids.get(i), JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, now, null));
+                }
+            }
+            journal.recordTransitions(finished);
+        }
+        return true;
+    }
+
+    @Override
+    public void close() {
+        ackExecutor.shutdown();
+        try {
+            ackExecutor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        flushNow();
+    }
+}

@@ -1,0 +1,26 @@
+package io.delayqueue.queue.engine;
+
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.store.ShardStats;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A snapshot for {@code /stats}.
+ *
+ * @param byStatus jobs in the store per status, over every shard
+ * @param readyByTopic ready-list lengths per topic, over every shard
+ * @param lateness how late jobs were handed over since start
+ * @param dispatched sends confirmed since start
+ * @param dispatchFailures sends failed since start
+ * @param pullWaiting consumers waiting in {@code GET /get/{topic}} right now
+ */
+public record EngineStats(
+        String role,
+        Map<JobStatus, Long> byStatus,
+        Map<String, Long> readyByTopic,
+        List<ShardStats> shards,
+        LatenessRecorder.Snapshot lateness,
+        long dispatched,
+        long dispatchFailures,
+        int pullWaiting) {}

@@ -1,0 +1,155 @@
+package io.delayqueue.queue.engine;
+
+import io.delayqueue.common.DelayQueueException.InvalidField;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.common.PushRequest;
+import io.delayqueue.queue.dispatch.http.HttpCallbackDispatcher;
+import java.net.URI;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
+
+/**
+ * Validates push requests and turns them into jobs. Every rejection is an {@link InvalidField} naming the
+ * field, thrown before anything is written.
+ */
+public final class JobFactory {
+    public static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final int MAX_SHORT_FIELD = 255;
+    private static final int MAX_ATTEMPTS_LIMIT = 1000;
+
+    private final EngineConfig config;
+
+    public JobFactory(EngineConfig config) {
+        this.config = config;
+    }
+
+    /** @param field the name used in messages ({@code "" } for a single push, {@code "[3]."} in a batch) */
+    public Job create(PushRequest r, long now, String field) {
+        if (r == null) {
+            throw new InvalidField(
+                    field.isEmpty() ? "body" : field.substring(0, field.length() - 1), "must be a job object");
+        }
+        String topic = r.topic();
+        if (topic == null || topic.isEmpty()) {
+            throw new InvalidField(field + "topic", "is required");
+        }
+        if (!TOPIC.matcher(topic).matches()) {
+            throw new InvalidField(field + "topic", "must match [A-Za-z0-9._-]{1,64}");
+        }
+        if (r.body() == null || r.body().isEmpty()) {
+            throw new InvalidField(field + "body", "is required");
+        }
+        int bodyBytes = utf8Length(r.body());
+        if (bodyBytes > config.maxBodyBytes()) {
+            throw new InvalidField(
+                    field + "body",
+                    "is " + bodyBytes + " bytes, over the limit of " + config.maxBodyBytes() + " bytes");
+        }
+        if (r.id() != null && !JobIds.CLIENT_ID.matcher(r.id()).matches()) {
+            throw new InvalidField(field + "id", "must match [A-Za-z0-9._:-]{1,128}");
+        }
+        checkShort(r.subtopic(), field + "subtopic");
+        checkShort(r.bizKey(), field + "bizKey");
+        long maxDelay = config.maxDelay().toMillis();
+        long executeAt;
+        if (r.delay() != null && r.executeAt() != null) {
+            throw new InvalidField(field + "delay", "and executeAt are mutually exclusive; give one");
+        } else if (r.delay() != null) {
+            if (r.delay() < 0) {
+                throw new InvalidField(field + "delay", "must not be negative");
+            }
+            if (r.delay() > maxDelay) {
+                throw new InvalidField(field + "delay", "must be at most " + maxDelay + " ms");
+            }
+            executeAt = now + r.delay();
+        } else if (r.executeAt() != null) {
+            if (r.executeAt() < 0) {
+                throw new InvalidField(field + "executeAt", "must not be negative");
+            }
+            if (r.executeAt() - now > maxDelay) {
+                throw new InvalidField(field + "executeAt", "must be at most " + maxDelay + " ms from now");
+            }
+            // a due time in the past means "now": it is what the job gets, and what the journal should say
+            executeAt = Math.max(r.executeAt(), now);
+        } else {
+            executeAt = now;
+        }
+        long ttr = config.defaultTtr().toMillis();
+        if (r.ttr() != null) {
+            if (r.ttr() < 1 || r.ttr() > maxDelay) {
+                throw new InvalidField(field + "ttr", "must be between 1 and " + maxDelay + " ms");
+            }
+            ttr = r.ttr();
+        }
+        int maxAttempts = config.defaultMaxAttemptsOf(topic);
+        if (r.maxAttempts() != null) {
+            if (r.maxAttempts() < 1 || r.maxAttempts() > MAX_ATTEMPTS_LIMIT) {
+                throw new InvalidField(field + "maxAttempts", "must be between 1 and " + MAX_ATTEMPTS_LIMIT);
+            }
+            maxAttempts = r.maxAttempts();
+        }
+        if (r.url() != null) {
+            checkUrl(r.url(), field + "url");
+        } else if (HttpCallbackDispatcher.NAME.equals(
+                config.topicDispatchers().getOrDefault(topic, config.defaultDispatcher()))) {
+            throw new InvalidField(
+                    field + "url", "is required: topic " + topic + " is dispatched by HTTP callback to its url");
+        }
+        int shard = r.id() == null ? ThreadLocalRandom.current().nextInt(config.shards()) : -1;
+        String id = r.id() != null ? r.id() : JobIds.generate(shard, now);
+        return new Job(
+                id,
+                topic,
+                r.subtopic(),
+                r.bizKey(),
+                r.body(),
+                executeAt,
+                ttr,
+                maxAttempts,
+                r.url(),
+                r.priority() == null ? 0 : r.priority(),
+                now,
+                JobStatus.DELAY,
+                0);
+    }
+
+    private static void checkShort(String value, String field) {
+        if (value != null && value.length() > MAX_SHORT_FIELD) {
+            throw new InvalidField(field, "must be at most " + MAX_SHORT_FIELD + " characters");
+        }
+    }
+
+    private static void checkUrl(String url, String field) {
+        try {
+            URI uri = new URI(url);
+            String scheme = uri.getScheme();
+            if (scheme == null
+                    || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+                    || uri.getHost() == null) {
+                throw new InvalidField(field, "must be an absolute http or https URL");
+            }
+        } catch (java.net.URISyntaxException e) {
+            throw new InvalidField(field, "is not a valid URL: " + e.getReason());
+        }
+    }
+
+    private static int utf8Length(String s) {
+        int bytes = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c)) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
+    }
+}

@@ -1,0 +1,201 @@
+package io.delayqueue.queue.engine;
+
+import io.delayqueue.common.Job;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * Long-poll consumers of pull topics, served without holding a thread per consumer. A waiting consumer is
+ * served as soon as its topic is signalled (a scanner made jobs of it ready), oldest first; each
+ * reservation goes to exactly one consumer. Topics with waiters are also re-checked every {@code recheck},
+ * for jobs made ready by another instance.
+ */
+final class PullWaiters implements AutoCloseable {
+    private static final int WAITING = 0;
+    private static final int SERVING = 1;
+    private static final int DONE = 2;
+
+    private final Function<String, Optional<Job>> tryReserve;
+    private final Map<String, Topic> topics = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timer;
+    private final ExecutorService servers;
+    private volatile boolean closed;
+
+    PullWaiters(Function<String, Optional<Job>> tryReserve, long recheckMs) {
+        this.tryReserve = tryReserve;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "delay-pull-timer"));
+        this.servers = Executors.newFixedThreadPool(2, r -> daemon(r, "delay-pull"));
+        timer.scheduleWithFixedDelay(this::recheckAll, recheckMs, recheckMs, TimeUnit.MILLISECONDS);
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    private static final class Waiter {
+        final CompletableFuture<Optional<Job>> future = new CompletableFuture<>();
+        final AtomicInteger state = new AtomicInteger(WAITING);
+        final long deadlineNanos;
+
+        Waiter(long deadlineNanos) {
+            this.deadlineNanos = deadlineNanos;
+        }
+    }
+
+    private static final class Topic {
+        final Deque<Waiter> waiters = new ArrayDeque<>();
+        boolean running;
+        boolean again;
+    }
+
+    /** Reserves a job of {@code topic}, waiting up to {@code timeoutMs} for one to become ready. */
+    CompletableFuture<Optional<Job>> await(String topic, long timeoutMs) {
+        Optional<Job> now = tryReserve.apply(topic);
+        if (now.isPresent() || timeoutMs <= 0) {
+            return CompletableFuture.completedFuture(now);
+        }
+        Waiter w = new Waiter(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        Topic t = topics.computeIfAbsent(topic, k -> new Topic());
+        synchronized (t) {
+            t.waiters.addLast(w);
+        }
+        timer.schedule(() -> expire(t, w), timeoutMs, TimeUnit.MILLISECONDS);
+        signal(topic);
+        return w.future;
+    }
+
+    /** Jobs of {@code topic} may have become ready. */
+    void signal(String topic) {
+        Topic t = topics.get(topic);
+        if (t == null) {
+            return;
+        }
+        synchronized (t) {
+            if (t.running) {
+                // checked first: the server may hold the only waiter out of the queue right now, and must
+                // look again after putting it back
+                t.again = true;
+                return;
+            }
+            if (t.waiters.isEmpty()) {
+                return;
+            }
+            t.running = true;
+        }
+        servers.execute(() -> serve(t, topic));
+    }
+
+    private void serve(Topic t, String topic) {
+        while (true) {
+            synchronized (t) {
+                t.again = false;
+            }
+            serveWaiting(t, topic);
+            synchronized (t) {
+                if (!t.again || t.waiters.isEmpty()) {
+                    t.running = false;
+                    return;
+                }
+            }
+        }
+    }
+
+    private void serveWaiting(Topic t, String topic) {
+        while (true) {
+            Waiter w;
+            synchronized (t) {
+                w = t.waiters.pollFirst();
+            }
+            if (w == null) {
+                return;
+            }
+            if (!w.state.compareAndSet(WAITING, SERVING)) {
+                continue;
+            }
+            Optional<Job> job;
+            try {
+                job = tryReserve.apply(topic);
+            } catch (RuntimeException e) {
+                w.state.set(DONE);
+                w.future.completeExceptionally(e);
+                continue;
+            }
+            if (job.isPresent()) {
+                w.state.set(DONE);
+                w.future.complete(job);
+                continue;
+            }
+            if (System.nanoTime() - w.deadlineNanos >= 0) {
+                w.state.set(DONE);
+                w.future.complete(Optional.empty());
+                continue;
+            }
+            synchronized (t) {
+                if (closed) {
+                    // close() already answered the queued waiters and stopped the expiry timer
+                    w.state.set(DONE);
+                    w.future.complete(Optional.empty());
+                    return;
+                }
+                w.state.set(WAITING);
+                t.waiters.addFirst(w);
+            }
+            return;
+        }
+    }
+
+    private void expire(Topic t, Waiter w) {
+        if (w.state.compareAndSet(WAITING, DONE)) {
+            synchronized (t) {
+                t.waiters.remove(w);
+            }
+            w.future.complete(Optional.empty());
+        } else if (w.state.get() == SERVING) {
+            // being served right now: the server completes it, or puts it back and we look again shortly
+            timer.schedule(() -> expire(t, w), 1, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void recheckAll() {
+        topics.forEach((topic, t) -> signal(topic));
+    }
+
+    int waiting() {
+        int n = 0;
+        for (Topic t : topics.values()) {
+            synchronized (t) {
+                n += t.waiters.size();
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        timer.shutdownNow();
+        servers.shutdown();
+        for (Topic t : topics.values()) {
+            synchronized (t) {
+                for (Waiter w : t.waiters) {
+                    if (w.state.compareAndSet(WAITING, DONE)) {
+                        w.future.complete(Optional.empty());
+                    }
+                }
+                t.waiters.clear();
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.delayqueue.queue.engine;
+
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.journal.JobCursor;
+import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.store.JobStore;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Heals the loss of Redis by itself: every pass reads one bounded page per non-final status of jobs that
+ * the journal says are overdue by more than the grace period, over the {@code (status, due_at)} index,
+ * and re-enqueues those Redis no longer holds (journaled as {@code RESTORED}). A job Redis holds in a final
+ * state that the journal has not caught up with (lost after a crash of the async writer) is written back
+ * to the journal instead. Each instance reconciles only the shards it owns.
+ *
+ * <p>Pages resume where the last pass stopped and wrap around, so a large backlog of, say, slow pull
+ * consumers is walked through over several passes instead of in one.
+ */
+final class Reconciler {
+    private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
+    private static final List<JobStatus> WATCHED = List.of(JobStatus.DELAY, JobStatus.READY, JobStatus.RESERVED);
+
+    private final Journal journal;
+    private final JobStore store;
+    private final Coordinator coordinator;
+    private final JournalRestorer restorer;
+    private final Clock clock;
+    private final long graceMs;
+    private final int pageSize;
+    private final int shards;
+    private final Map<JobStatus, JobCursor> cursors = new EnumMap<>(JobStatus.class);
+
+    Reconciler(
+            Journal journal,
+            JobStore store,
+            Coordinator coordinator,
+            JournalRestorer restorer,
+            Clock clock,
+            long graceMs,
+            int pageSize,
+            int shards) {
+        this.journal = journal;
+        this.store = store;
+        this.coordinator = coordinator;
+        this.restorer = restorer;
+        this.clock = clock;
+        this.graceMs = graceMs;
+        this.pageSize = pageSize;
+        this.shards = shards;
+        WATCHED.forEach(s -> cursors.put(s, JobCursor.START));
+    }
+
+    /** One pass; returns how many jobs it put back into Redis. */
+    synchronized long reconcileOnce() {
+        long restored = 0;
+        long overdueBefore = clock.millis() - graceMs;
+        for (JobStatus status : WATCHED) {
+            List<Job> page = journal.page(status, cursors.get(status), overdueBefore, pageSize);
+            if (page.size() < pageSize) {
+                cursors.put(status, JobCursor.START);
+            } else {
+                Job last = page.get(page.size() - 1);
+                cursors.put(status, new JobCursor(last.executeAt(), last.id()));
+            }
+            List<Job> owned = page.stream()
+                    .filter(j -> coordinator.owns(JobIds.shardOf(j.id(), shards)))
+                    .toList();
+            if (owned.isEmpty()) {
+                continue;
+            }
+            Map<String, JobStatus> inRedis =
+                    store.statuses(owned.stream().map(Job::id).toList());
+            List<Job> missing = new ArrayList<>();
+            List<Transition> catchUp = new ArrayList<>();
+            long now = clock.millis();
+            for (Job job : owned) {
+                JobStatus actual = inRedis.get(job.id());
+                if (actual == null) {
+                    missing.add(job);
+                } else if (actual.isFinal()) {
+                    catchUp.add(Transition.of(
+                            job.id(),
+                            JobEvent.valueOf(actual.name()),
+                            job.status(),
+                            actual,
+                            now,
+                            "reconciled from Redis"));
+                }
+            }
+            journal.recordTransitions(catchUp);
+            long n = restorer.restore(missing, "reconciler: missing from Redis");
+            if (n > 0) {
+                log.warn("reconciler put back {} overdue {} jobs that Redis had lost", n, status);
+            }
+            restored += n;
+        }
+        return restored;
+    }
+}

@@ -1,0 +1,17 @@
+package io.delayqueue.queue.journal;
+
+/** What happened to a job, as written to the journal's log. */
+public enum JobEvent {
+    CREATED,
+    READY,
+    RESERVED,
+    FINISHED,
+    DELETED,
+    TTR_EXPIRED,
+    RETRIED,
+    /** Not sent (its dispatcher was full or turned it away): back to DELAY without counting an attempt. */
+    DEFERRED,
+    DEAD,
+    RESTORED,
+    REQUEUED
+}

@@ -1,0 +1,91 @@
+package io.delayqueue.queue.journal;
+
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The durable record of jobs and their transitions, from which the queue is restored after Redis is lost.
+ *
+ * <p>Contract (DESIGN.md, "journal contract"): in {@link JournalMode#SYNC} mode {@link #recordCreated} and
+ * {@link #recordTransitionsDurably} return only once their rows are committed, and throw {@link
+ * io.delayqueue.common.DelayQueueException.Unavailable} when they cannot be, so that nothing is accepted
+ * that is not durable. {@link #recordTransitions} is written in batches within a bounded lag and flushed on
+ * {@link #close()}. Concurrent callers share commits (group commit).
+ */
+public interface Journal extends AutoCloseable {
+
+    /** No journal ({@code delay.journal.mode=off}): nothing survives the loss of Redis. */
+    Journal NONE = new Journal() {
+        @Override
+        public Set<String> recordCreated(List<Job> jobs) {
+            return Set.of();
+        }
+
+        @Override
+        public void recordTransitions(List<Transition> transitions) {}
+
+        @Override
+        public void recordTransitionsDurably(List<Transition> transitions) {}
+
+        @Override
+        public Optional<Job> find(String id) {
+            return Optional.empty();
+        }
+
+        @Override
+        public List<JournalEntry> history(String id) {
+            return List.of();
+        }
+
+        @Override
+        public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
+            return List.of();
+        }
+
+        @Override
+        public long deletePending(long now, String detail) {
+            return 0;
+        }
+
+        @Override
+        public JournalMode mode() {
+            return JournalMode.OFF;
+        }
+    };
+
+    /**
+     * Records new jobs (state {@code DELAY}, a {@link JobEvent#CREATED} row each).
+     *
+     * @return ids among {@code jobs} that the journal already held; their rows are left as they were
+     */
+    Set<String> recordCreated(List<Job> jobs);
+
+    /** Records transitions within the journal's lag. */
+    void recordTransitions(List<Transition> transitions);
+
+    /** Records transitions and, in sync mode, returns only once they are committed. */
+    void recordTransitionsDurably(List<Transition> transitions);
+
+    /** The job as last journaled. */
+    Optional<Job> find(String id);
+
+    /** The job's transitions, oldest first. */
+    List<JournalEntry> history(String id);
+
+    /**
+     * Jobs in {@code status} due before {@code dueBefore}, ordered by (due time, id), strictly after {@code
+     * after}: one page of a keyset walk over the {@code (status, due_at)} index.
+     */
+    List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit);
+
+    /** Marks every {@code DELAY} and {@code READY} job {@code DELETED}; returns how many. */
+    long deletePending(long now, String detail);
+
+    JournalMode mode();
+
+    @Override
+    default void close() {}
+}

@@ -1,0 +1,29 @@
+package io.delayqueue.queue.journal;
+
+import io.delayqueue.common.JobStatus;
+
+/**
+ * One state change of one job.
+ *
+ * @param from status before ({@code null} when unknown to the caller)
+ * @param at epoch milliseconds
+ * @param attempts the job's attempts afterwards, {@code null} when unchanged (a {@link JobEvent#TTR_EXPIRED}
+ *     counts one more attempt by itself)
+ * @param dueAt the job's due time afterwards, {@code null} when unchanged
+ * @param detail free text: an error message, who restored it
+ */
+public record Transition(
+        String jobId,
+        JobEvent event,
+        JobStatus from,
+        JobStatus to,
+        long at,
+        Integer attempts,
+        Long dueAt,
+        String detail) {
+
+    /** A change of status only. */
+    public static Transition of(String jobId, JobEvent event, JobStatus from, JobStatus to, long at, String detail) {
+        return new Transition(jobId, event, from, to, at, null, null, detail);
+    }
+}

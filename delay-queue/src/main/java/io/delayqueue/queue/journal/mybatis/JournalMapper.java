@@ -1,0 +1,83 @@
+package io.delayqueue.queue.journal.mybatis;
+
+import io.delayqueue.common.Job;
+import java.util.Collection;
+import java.util.List;
+import org.apache.ibatis.annotations.Insert;
+import org.apache.ibatis.annotations.Param;
+import org.apache.ibatis.annotations.Select;
+import org.apache.ibatis.annotations.Update;
+
+/**
+ * SQL of the journal. Portable between MySQL/MariaDB and H2 in MySQL mode. Writes are multi-row statements
+ * (one round trip for a whole group commit); reads are keyset pages over the {@code (status, due_at)} index.
+ * Final states ({@code FINISHED}, {@code DELETED}) are never overwritten, whatever order transitions of
+ * several instances arrive in.
+ */
+public interface JournalMapper {
+
+    String JOB_COLUMNS = "id, topic, subtopic, biz_key AS bizKey, body, ttr, max_attempts AS maxAttempts, url,"
+            + " priority, status, attempts, due_at AS dueAt, create_time AS createTime";
+
+    @Select("<script>SELECT id FROM delay_queue_job WHERE id IN"
+            + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach></script>")
+    List<String> existingIds(@Param("ids") Collection<String> ids);
+
+    /** One row; run on a BATCH session, the driver sends many as one multi-row statement. */
+    @Insert(
+            "INSERT IGNORE INTO delay_queue_job (id, topic, subtopic, biz_key, body, ttr, max_attempts, url, priority,"
+                    + " status, attempts, due_at, create_time, update_time, version) VALUES (#{id}, #{topic},"
+                    + " #{subtopic,jdbcType=VARCHAR}, #{bizKey,jdbcType=VARCHAR}, #{body}, #{ttr}, #{maxAttempts},"
+                    + " #{url,jdbcType=VARCHAR}, #{priority}, #{status}, #{attempts}, #{executeAt}, #{createTime}, #{createTime}, 0)")
+    int insertJob(Job job);
+
+    /** One row; run on a BATCH session. */
+    @Insert("INSERT INTO delay_queue_job_log (job_id, event, from_status, to_status, event_time, host, worker, detail)"
+            + " VALUES (#{jobId}, #{event}, #{fromStatus,jdbcType=VARCHAR}, #{toStatus}, #{eventTime},"
+            + " #{host,jdbcType=VARCHAR}, #{worker,jdbcType=VARCHAR}, #{detail,jdbcType=VARCHAR})")
+    int insertLogRow(LogRow row);
+
+    @Update("<script>UPDATE delay_queue_job SET status = #{status}, update_time = #{now}, version = version + 1"
+            + " WHERE id IN <foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach>"
+            + " AND status NOT IN ('FINISHED', 'DELETED')</script>")
+    int updateStatus(@Param("status") String status, @Param("ids") Collection<String> ids, @Param("now") long now);
+
+    @Update("<script>UPDATE delay_queue_job SET status = #{u.status},"
+            + "<choose><when test='u.attempts != null'> attempts = #{u.attempts},</when>"
+            + "<otherwise> attempts = attempts + #{u.attemptsDelta},</otherwise></choose>"
+            + "<if test='u.dueAt != null'> due_at = #{u.dueAt},</if>"
+            + " update_time = #{now}, version = version + 1"
+            + " WHERE id = #{u.id} AND status NOT IN ('FINISHED', 'DELETED')</script>")
+    int updateOne(@Param("u") JobUpdate update, @Param("now") long now);
+
+    @Select("SELECT " + JOB_COLUMNS + " FROM delay_queue_job WHERE id = #{id}")
+    JobRow find(@Param("id") String id);
+
+    @Select(
+            "SELECT job_id AS jobId, event, from_status AS fromStatus, to_status AS toStatus,"
+                    + " event_time AS eventTime, host, worker, detail FROM delay_queue_job_log WHERE job_id = #{id} ORDER BY id")
+    List<LogRow> history(@Param("id") String id);
+
+    @Select("SELECT " + JOB_COLUMNS + " FROM delay_queue_job WHERE status = #{status} AND due_at < #{before}"
+            + " AND (due_at > #{afterDue} OR (due_at = #{afterDue} AND id > #{afterId}))"
+            + " ORDER BY due_at, id LIMIT #{limit}")
+    List<JobRow> page(
+            @Param("status") String status,
+            @Param("afterDue") long afterDue,
+            @Param("afterId") String afterId,
+            @Param("before") long before,
+            @Param("limit") int limit);
+
+    @Insert("INSERT INTO delay_queue_job_log (job_id, event, from_status, to_status, event_time, host, worker, detail)"
+            + " SELECT id, 'DELETED', status, 'DELETED', #{now}, #{host,jdbcType=VARCHAR}, #{worker,jdbcType=VARCHAR},"
+            + " #{detail,jdbcType=VARCHAR} FROM delay_queue_job WHERE status IN ('DELAY', 'READY')")
+    int logDeletePending(
+            @Param("now") long now,
+            @Param("host") String host,
+            @Param("worker") String worker,
+            @Param("detail") String detail);
+
+    @Update("UPDATE delay_queue_job SET status = 'DELETED', update_time = #{now}, version = version + 1"
+            + " WHERE status IN ('DELAY', 'READY')")
+    int deletePending(@Param("now") long now);
+}

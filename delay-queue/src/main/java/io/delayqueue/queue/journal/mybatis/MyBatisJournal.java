@@ -1,0 +1,480 @@
+package io.delayqueue.queue.journal.mybatis;
+
+import io.delayqueue.common.DelayQueueException;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobCursor;
+import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.JournalEntry;
+import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.Transition;
+import java.net.InetAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ibatis.session.ExecutorType;
+import org.apache.ibatis.session.SqlSession;
+import org.apache.ibatis.session.SqlSessionFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link Journal} on MySQL/MariaDB (or H2 in MySQL mode) through MyBatis, with a group-commit writer.
+ *
+ * <p>Writer threads own the writes: new jobs go to a queue served by {@code createWriters} threads (while one
+ * waits for its commit to reach the disk, another gathers the next group), transitions to a queue served by
+ * one thread, so that each job's transitions commit in order. A job's transitions cannot overtake its
+ * creation: in sync mode they only happen once the job is in Redis, which is after its row committed, and
+ * in async mode creations queue with the transitions. Callers put entries
+ * on a queue; a writer takes everything that
+ * has accumulated (while the previous commit ran, or, when only lagged entries wait, for up to a quarter of
+ * the lag) and writes it in ONE transaction of multi-row statements. So a thousand concurrent pushes cost a
+ * handful of commits, not a thousand: durability without a per-row commit ceiling. Sync callers wait for
+ * their entry's commit; lagged entries that fail are kept and written again, in order, once the database
+ * answers, and flushed on {@link #close()}.
+ *
+ * <p>Threading: {@code record*} methods are safe from any thread; reads use their own sessions.
+ */
+public final class MyBatisJournal implements Journal {
+    private static final Logger log = LoggerFactory.getLogger(MyBatisJournal.class);
+    /** Ids per IN list. */
+    private static final int ROWS_PER_STATEMENT = 1000;
+
+    private final SqlSessionFactory sessions;
+    private final JournalMode mode;
+    private final Clock clock;
+    private final long lagMs;
+    private final int maxRowsPerCommit;
+    private final long commitTimeoutMs;
+    private final int queueCapacity;
+    private final String host;
+    private final LinkedBlockingQueue<Entry> creates = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<Entry> transitions = new LinkedBlockingQueue<>();
+    private final AtomicLong queuedRows = new AtomicLong();
+    private final List<Thread> writers = new ArrayList<>();
+    private volatile boolean closing;
+    private final AtomicLong commits = new AtomicLong();
+    private final AtomicLong rowsWritten = new AtomicLong();
+
+    /** What callers hand to the writer. {@code done} is null for lagged entries. */
+    private record Entry(
+            List<Job> created, List<Transition> transitions, String worker, CompletableFuture<Set<String>> done) {
+        int rows() {
+            return created.size() * 2 + transitions.size() * 2;
+        }
+    }
+
+    /** Settings of the writer. */
+    public record Settings(
+            JournalMode mode,
+            Duration lag,
+            int maxRowsPerCommit,
+            Duration commitTimeout,
+            int queueCapacity,
+            int createWriters) {}
+
+    public MyBatisJournal(SqlSessionFactory sessions, Settings settings, Clock clock) {
+        if (settings.mode() == JournalMode.OFF) {
+            throw new IllegalArgumentException("journal mode off needs no MyBatisJournal; use Journal.NONE");
+        }
+        this.sessions = sessions;
+        this.mode = settings.mode();
+        this.clock = clock;
+        this.lagMs = settings.lag().toMillis();
+        this.maxRowsPerCommit = settings.maxRowsPerCommit();
+        this.commitTimeoutMs = settings.commitTimeout().toMillis();
+        this.queueCapacity = settings.queueCapacity();
+        this.host = hostName();
+        if (!sessions.getConfiguration().hasMapper(JournalMapper.class)) {
+            sessions.getConfiguration().addMapper(JournalMapper.class);
+        }
+        for (int i = 0; i < Math.max(1, settings.createWriters()); i++) {
+            startWriter(creates, "delay-journal-create-" + i);
+        }
+        startWriter(transitions, "delay-journal-transitions");
+    }
+
+    private void startWriter(LinkedBlockingQueue<Entry> queue, String name) {
+        Thread writer = new Thread(() -> runWriter(queue), name);
+        writer.setDaemon(true);
+        writers.add(writer);
+        writer.start();
+    }
+
+    @Override
+    public JournalMode mode() {
+        return mode;
+    }
+
+    public long commits() {
+        return commits.get();
+    }
+
+    public long rowsWritten() {
+        return rowsWritten.get();
+    }
+
+    @Override
+    public Set<String> recordCreated(List<Job> jobs) {
+        if (jobs.isEmpty()) {
+            return Set.of();
+        }
+        boolean durable = mode == JournalMode.SYNC;
+        return submit(new Entry(List.copyOf(jobs), List.of(), worker(), durable ? new CompletableFuture<>() : null));
+    }
+
+    @Override
+    public void recordTransitions(List<Transition> transitions) {
+        if (!transitions.isEmpty()) {
+            submit(new Entry(List.of(), List.copyOf(transitions), worker(), null));
+        }
+    }
+
+    @Override
+    public void recordTransitionsDurably(List<Transition> transitions) {
+        if (transitions.isEmpty()) {
+            return;
+        }
+        boolean durable = mode == JournalMode.SYNC;
+        submit(new Entry(List.of(), List.copyOf(transitions), worker(), durable ? new CompletableFuture<>() : null));
+    }
+
+    private Set<String> submit(Entry entry) {
+        if (closing) {
+            throw new DelayQueueException.Unavailable("the journal is closing", null);
+        }
+        if (entry.done() != null || entry.created().size() > 0) {
+            // only what a client waits on is refused when the backlog is full; transitions are always kept
+            if (queuedRows.get() > queueCapacity) {
+                throw new DelayQueueException.Unavailable(
+                        "the journal is " + queuedRows.get() + " rows behind; the database is too slow or down", null);
+            }
+        }
+        queuedRows.addAndGet(entry.rows());
+        // Only a create that its caller waits for (sync) may take a parallel writer: its job reaches Redis,
+        // and so can have transitions, only after it committed. Lagged creates share the transitions' queue,
+        // so that no transition of a job commits before the job's row.
+        (entry.done() != null && !entry.created().isEmpty() ? creates : transitions).add(entry);
+        if (entry.done() == null) {
+            return Set.of();
+        }
+        try {
+            return entry.done().get(commitTimeoutMs, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof DelayQueueException d
+                    ? d
+                    : new DelayQueueException.Unavailable("the journal could not commit: " + cause, cause);
+        } catch (TimeoutException e) {
+            // tell the writer not to write it any more: the client is answered 503 and must not find the job
+            // durable afterwards (unless a commit already under way lands it: at least once, never lost)
+            entry.done().completeExceptionally(e);
+            throw new DelayQueueException.Unavailable(
+                    "the journal did not commit within " + commitTimeoutMs + " ms; the database is too slow or down",
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DelayQueueException.Unavailable("interrupted while waiting for the journal", e);
+        }
+    }
+
+    // ---- the writer ----
+
+    private void runWriter(LinkedBlockingQueue<Entry> queue) {
+        Deque<Entry> pending = new ArrayDeque<>();
+        long backoffMs = 0;
+        while (true) {
+            try {
+                if (pending.isEmpty()) {
+                    Entry first = queue.poll(100, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                        if (closing && queue.isEmpty()) {
+                            return;
+                        }
+                        continue;
+                    }
+                    pending.add(first);
+                }
+                collect(queue, pending);
+                List<Entry> batch = new ArrayList<>(pending.size());
+                for (Entry e : pending) {
+                    if (e.done() != null && e.done().isDone()) {
+                        queuedRows.addAndGet(-e.rows()); // its caller gave up waiting and was answered 503
+                    } else {
+                        batch.add(e);
+                    }
+                }
+                pending.clear();
+                if (batch.isEmpty()) {
+                    continue;
+                }
+                try {
+                    Map<Entry, Set<String>> existing = write(batch);
+                    backoffMs = 0;
+                    for (Entry e : batch) {
+                        queuedRows.addAndGet(-e.rows());
+                        if (e.done() != null) {
+                            e.done().complete(existing.getOrDefault(e, Set.of()));
+                        }
+                    }
+                } catch (RuntimeException failure) {
+                    backoffMs = backoffMs == 0 ? 100 : Math.min(backoffMs * 2, 2000);
+                    log.warn(
+                            "journal commit of {} entries failed, retrying lagged ones in {} ms: {}",
+                            batch.size(),
+                            backoffMs,
+                            failure.toString());
+                    for (Entry e : batch) {
+                        if (e.done() != null) {
+                            queuedRows.addAndGet(-e.rows());
+                            e.done()
+                                    .completeExceptionally(new DelayQueueException.Unavailable(
+                                            "the journal database is unavailable: " + rootMessage(failure), failure));
+                        } else {
+                            pending.add(e);
+                        }
+                    }
+                    if (closing && backoffMs >= 2000) {
+                        log.error("journal closing with {} entries unwritten", pending.size() + queue.size());
+                        return;
+                    }
+                    Thread.sleep(backoffMs);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException | Error unexpected) {
+                log.error("journal writer failed unexpectedly; continuing", unexpected);
+            }
+        }
+    }
+
+    /** Adds to {@code pending} whatever should share its commit. */
+    private void collect(LinkedBlockingQueue<Entry> queue, Deque<Entry> pending) throws InterruptedException {
+        int rows = pending.stream().mapToInt(Entry::rows).sum();
+        boolean durable = pending.stream().anyMatch(e -> e.done() != null);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, lagMs / 4));
+        while (rows < maxRowsPerCommit) {
+            Entry next = queue.poll();
+            if (next == null) {
+                if (durable || closing) {
+                    return;
+                }
+                // only lagged entries so far: wait a little for company, within the lag
+                long waitNanos = deadline - System.nanoTime();
+                if (waitNanos <= 0) {
+                    return;
+                }
+                next = queue.poll(waitNanos, TimeUnit.NANOSECONDS);
+                if (next == null) {
+                    return;
+                }
+            }
+            pending.add(next);
+            rows += next.rows();
+            durable |= next.done() != null;
+        }
+    }
+
+    /** Writes a batch in one transaction; returns, per create entry, the ids that already existed. */
+    private Map<Entry, Set<String>> write(List<Entry> batch) {
+        long now = clock.millis();
+        Map<Entry, Set<String>> existingByEntry = new LinkedHashMap<>();
+        // A BATCH session: the existence query runs at once, then every insert and update is queued as a JDBC
+        // batch of one static statement and sent at commit; with rewriteBatchedStatements=true, MySQL's driver
+        // turns each batch into multi-row statements (sized to max_allowed_packet). Far cheaper on the CPU
+        // than a dynamic <foreach> of thousands of rows.
+        try (SqlSession session = sessions.openSession(ExecutorType.BATCH, false)) {
+            JournalMapper mapper = session.getMapper(JournalMapper.class);
+            List<Job> newJobs = new ArrayList<>();
+            List<LogRow> logRows = new ArrayList<>();
+            Map<String, JobUpdate> updates = new LinkedHashMap<>();
+            Set<String> existingAll = existing(
+                    mapper, batch.stream().flatMap(e -> e.created().stream()).toList());
+            for (Entry e : batch) {
+                if (!e.created().isEmpty()) {
+                    Set<String> existing = new HashSet<>();
+                    for (Job job : e.created()) {
+                        if (existingAll.contains(job.id())) {
+                            existing.add(job.id());
+                        }
+                    }
+                    existingByEntry.put(e, existing);
+                    for (Job job : e.created()) {
+                        if (!existing.contains(job.id())) {
+                            newJobs.add(job);
+                            logRows.add(new LogRow(
+                                    job.id(),
+                                    JobEvent.CREATED,
+                                    null,
+                                    JobStatus.DELAY,
+                                    job.createTime(),
+                                    host,
+                                    e.worker(),
+                                    null));
+                        }
+                    }
+                }
+                for (Transition t : e.transitions()) {
+                    logRows.add(
+                            new LogRow(t.jobId(), t.event(), t.from(), t.to(), t.at(), host, e.worker(), t.detail()));
+                    updates.merge(t.jobId(), update(t), MyBatisJournal::fold);
+                }
+            }
+            for (Job job : newJobs) {
+                mapper.insertJob(job);
+            }
+            for (LogRow row : logRows) {
+                mapper.insertLogRow(row);
+            }
+            Map<String, List<String>> statusOnly = new LinkedHashMap<>();
+            for (JobUpdate u : updates.values()) {
+                if (u.statusOnly()) {
+                    statusOnly
+                            .computeIfAbsent(u.status(), s -> new ArrayList<>())
+                            .add(u.id());
+                } else {
+                    mapper.updateOne(u, now);
+                }
+            }
+            for (var entry : statusOnly.entrySet()) {
+                for (List<String> ids : chunksOf(entry.getValue(), ROWS_PER_STATEMENT)) {
+                    mapper.updateStatus(entry.getKey(), ids, now);
+                }
+            }
+            session.commit();
+            commits.incrementAndGet();
+            rowsWritten.addAndGet(newJobs.size() + logRows.size());
+        }
+        return existingByEntry;
+    }
+
+    private static Set<String> existing(JournalMapper mapper, List<Job> jobs) {
+        Set<String> found = new HashSet<>();
+        List<String> ids = jobs.stream().map(Job::id).toList();
+        for (List<String> chunk : chunksOf(ids, ROWS_PER_STATEMENT)) {
+            found.addAll(mapper.existingIds(chunk));
+        }
+        return found;
+    }
+
+    private static JobUpdate update(Transition t) {
+        int delta = t.event() == JobEvent.TTR_EXPIRED && t.attempts() == null ? 1 : 0;
+        return new JobUpdate(t.jobId(), t.to().name(), t.attempts(), delta, t.dueAt());
+    }
+
+    /** Two transitions of one job in one commit: the later wins, attempts add up unless one sets them. */
+    private static JobUpdate fold(JobUpdate earlier, JobUpdate later) {
+        Integer attempts = later.attempts() != null
+                ? later.attempts()
+                : earlier.attempts() != null ? Integer.valueOf(earlier.attempts() + later.attemptsDelta()) : null;
+        int delta = later.attempts() != null || earlier.attempts() != null
+                ? 0
+                : earlier.attemptsDelta() + later.attemptsDelta();
+        Long dueAt = later.dueAt() != null ? later.dueAt() : earlier.dueAt();
+        return new JobUpdate(later.id(), later.status(), attempts, delta, dueAt);
+    }
+
+    private static <T> List<List<T>> chunksOf(List<T> items, int size) {
+        List<List<T>> chunks = new ArrayList<>();
+        for (int i = 0; i < items.size(); i += size) {
+            chunks.add(items.subList(i, Math.min(items.size(), i + size)));
+        }
+        return chunks;
+    }
+
+    // ---- reads ----
+
+    @Override
+    public Optional<Job> find(String id) {
+        return read(m -> Optional.ofNullable(m.find(id)).map(JobRow::toJob));
+    }
+
+    @Override
+    public List<JournalEntry> history(String id) {
+        return read(m -> m.history(id).stream().map(LogRow::toEntry).toList());
+    }
+
+    @Override
+    public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
+        return read(m -> m.page(status.name(), after.dueAt(), after.id(), dueBefore, limit).stream()
+                .map(JobRow::toJob)
+                .toList());
+    }
+
+    @Override
+    public long deletePending(long now, String detail) {
+        try (SqlSession session = sessions.openSession(false)) {
+            JournalMapper mapper = session.getMapper(JournalMapper.class);
+            mapper.logDeletePending(now, host, worker(), detail);
+            int n = mapper.deletePending(now);
+            session.commit();
+            return n;
+        } catch (RuntimeException e) {
+            throw new DelayQueueException.Unavailable("the journal database is unavailable: " + rootMessage(e), e);
+        }
+    }
+
+    private <T> T read(java.util.function.Function<JournalMapper, T> query) {
+        try (SqlSession session = sessions.openSession(true)) {
+            return query.apply(session.getMapper(JournalMapper.class));
+        } catch (RuntimeException e) {
+            throw new DelayQueueException.Unavailable("the journal database is unavailable: " + rootMessage(e), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        closing = true;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (Thread writer : writers) {
+            try {
+                writer.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (writer.isAlive()) {
+                log.error(
+                        "journal writer {} did not finish within 10 s; {} entries unwritten",
+                        writer.getName(),
+                        creates.size() + transitions.size());
+                writer.interrupt();
+            }
+        }
+    }
+
+    private static String worker() {
+        return Thread.currentThread().getName();
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+}

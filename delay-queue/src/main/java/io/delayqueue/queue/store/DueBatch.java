@@ -1,0 +1,27 @@
+package io.delayqueue.queue.store;
+
+import io.delayqueue.common.Job;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * What one move of due jobs did in one shard.
+ *
+ * @param toDispatch push-topic jobs now {@code RESERVED} for dispatch
+ * @param madeReady pull-topic jobs now {@code READY}
+ * @param madeDead jobs that went {@code DEAD} because their last reservation expired
+ * @param expired ids whose reservation expired (an attempt was counted)
+ * @param scanned bucket entries looked at; equal to the limit when more may be due
+ * @param nextDueAt earliest score left in the bucket, empty when the bucket is empty
+ */
+public record DueBatch(
+        List<Job> toDispatch,
+        List<Moved> madeReady,
+        List<Moved> madeDead,
+        List<String> expired,
+        int scanned,
+        OptionalLong nextDueAt) {
+
+    /** A job that moved without being read whole: its id, topic and due time. */
+    public record Moved(String id, String topic, long dueAt) {}
+}

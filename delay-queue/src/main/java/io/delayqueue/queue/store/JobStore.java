@@ -1,0 +1,111 @@
+package io.delayqueue.queue.store;
+
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The hot-path store of pending jobs: a job pool plus, per shard, a delay bucket, ready lists and dead
+ * lists. Every method is one atomic state transition in the store (a Lua script for Redis); callers never
+ * read-modify-write job state.
+ *
+ * <p>All times are epoch milliseconds from the engine's clock, passed in, so a store never reads a clock
+ * of its own. Methods throw {@link io.delayqueue.common.DelayQueueException.Unavailable} when the store
+ * cannot be reached.
+ */
+public interface JobStore extends AutoCloseable {
+
+    /** Number of shards; a job's shard is {@link io.delayqueue.common.JobIds#shardOf}. */
+    int shards();
+
+    /**
+     * Adds jobs in state {@code DELAY} at their {@code executeAt}. Results are in the order of {@code
+     * jobs}: {@code true} when the job was created, {@code false} when a job with its id already exists
+     * (which is left untouched: pushing an id twice yields one job).
+     */
+    List<Boolean> push(List<Job> jobs);
+
+    /**
+     * Moves at most {@code limit} due entries of one shard's bucket: pull-topic jobs to their ready list,
+     * push-topic jobs to {@code RESERVED} until {@code now + dispatchTimeoutMs} (returned for dispatch), and
+     * expired reservations back to delivery or to {@code DEAD}.
+     */
+    DueBatch moveDue(int shard, long now, int limit, DueRouting routing, long dispatchTimeoutMs);
+
+    /** Reserves the next {@code READY} job of {@code topic} in {@code shard} until {@code now + ttr}. */
+    Optional<Job> reserve(String topic, int shard, long now);
+
+    /** Acknowledges {@code RESERVED} jobs of one shard; outcomes in the order of {@code ids}. */
+    List<Outcome> finish(int shard, List<String> ids, long now);
+
+    /** Cancels a {@code DELAY} or {@code READY} job. */
+    Outcome delete(String id, long now);
+
+    /** A send failed: schedules the {@code RESERVED} job again at {@code retryAt}, or {@code DEAD}s it. */
+    Outcome retry(String id, long retryAt);
+
+    /**
+     * Puts back {@code RESERVED} jobs of one shard whose send was not attempted: {@code DELAY} again at the
+     * given time, without counting an attempt. Their due time ({@code executeAt}) stays, so it still tells
+     * how late they are.
+     *
+     * @param retryAtById job id to the epoch ms at which it is due again
+     * @return the outcome per id
+     */
+    Map<String, Outcome> defer(int shard, Map<String, Long> retryAtById);
+
+    /** The oldest (by last due time) {@code limit} dead jobs of {@code topic} in one shard. */
+    List<Job> listDead(String topic, int shard, int limit);
+
+    /** How many dead jobs {@code topic} has in one shard. */
+    long countDead(String topic, int shard);
+
+    /**
+     * Requeues dead jobs of {@code topic} by id: each goes back to {@code DELAY}, due at {@code now}, with its
+     * attempts counted from zero. A job that is not a dead job of the topic is left alone ({@link
+     * Outcome.Result#CONFLICT} with its status, or {@link Outcome.Result#NOT_FOUND}). Outcomes in the order of
+     * {@code ids}.
+     */
+    List<Outcome> requeueDead(String topic, int shard, List<String> ids, long now);
+
+    /**
+     * Requeues the oldest {@code limit} dead jobs of {@code topic} in one shard, as {@link #requeueDead(String,
+     * int, List, long)} does.
+     */
+    Requeued requeueOldestDead(String topic, int shard, int limit, long now);
+
+    /**
+     * What {@link #requeueOldestDead} did.
+     *
+     * @param ids the jobs requeued, oldest first
+     * @param more whether the dead set may hold more (the call looked at as many entries as it was allowed)
+     */
+    record Requeued(List<String> ids, boolean more) {}
+
+    /** The job as stored now, with its current status, attempts and due time. */
+    Optional<Job> find(String id);
+
+    /** Current statuses of the given jobs; ids not in the store are absent from the result. */
+    Map<String, JobStatus> statuses(List<String> ids);
+
+    /**
+     * Deletes up to {@code limit} jobs of one shard that have not been handed over ({@code DELAY} jobs from
+     * rank {@code offset} of the bucket on, then {@code READY} ones), for {@code clearAll}.
+     */
+    ClearBatch clear(int shard, int offset, int limit, long now);
+
+    /**
+     * @param deleted ids now {@code DELETED}
+     * @param reservedKept {@code RESERVED} bucket entries passed over (add them to the next offset)
+     * @param scanned bucket entries looked at
+     */
+    record ClearBatch(List<String> deleted, int reservedKept, int scanned) {}
+
+    /** Counts of one shard. */
+    ShardStats stats(int shard);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,397 @@
+package io.delayqueue.queue.store.redis;
+
+import io.delayqueue.common.DelayQueueException;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.common.JsonCodec;
+import io.delayqueue.queue.store.DueBatch;
+import io.delayqueue.queue.store.DueRouting;
+import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.Outcome;
+import io.delayqueue.queue.store.ShardStats;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * {@link JobStore} on Redis (Jedis {@link UnifiedJedis}: a single node, Sentinel or Cluster). Each
+ * transition is one Lua script over the keys of one shard (see {@link RedisKeys}); the scripts are the
+ * state machine, this class only encodes arguments and decodes replies.
+ */
+public final class RedisJobStore implements JobStore {
+    private static final int PURGE_PER_MOVE = 200;
+
+    private final UnifiedJedis redis;
+    private final RedisKeys keys;
+    private final int shards;
+    private final long retentionMs;
+    private final boolean ownsClient;
+
+    private final LuaScript push = LuaScript.load("push");
+    private final LuaScript moveDue = LuaScript.load("move_due");
+    private final LuaScript reserve = LuaScript.load("reserve");
+    private final LuaScript finish = LuaScript.load("finish");
+    private final LuaScript delete = LuaScript.load("delete");
+    private final LuaScript retry = LuaScript.load("retry");
+    private final LuaScript clear = LuaScript.load("clear");
+    private final LuaScript defer = LuaScript.load("defer");
+    private final LuaScript requeueDead = LuaScript.load("requeue_dead");
+
+    /**
+     * @param retention how long a finished or deleted job stays readable (and its id taken) in Redis
+     * @param ownsClient whether {@link #close()} closes {@code redis}
+     */
+    public RedisJobStore(UnifiedJedis redis, String prefix, int shards, Duration retention, boolean ownsClient) {
+        if (shards < 1) {
+            throw new IllegalArgumentException("shards must be at least 1");
+        }
+        this.redis = redis;
+        this.keys = new RedisKeys(prefix);
+        this.shards = shards;
+        this.retentionMs = retention.toMillis();
+        this.ownsClient = ownsClient;
+    }
+
+    public RedisKeys keys() {
+        return keys;
+    }
+
+    @Override
+    public int shards() {
+        return shards;
+    }
+
+    @Override
+    public List<Boolean> push(List<Job> jobs) {
+        Map<Integer, List<Integer>> byShard = new TreeMap<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            byShard.computeIfAbsent(shardOf(jobs.get(i).id()), s -> new ArrayList<>())
+                    .add(i);
+        }
+        Boolean[] created = new Boolean[jobs.size()];
+        for (var entry : byShard.entrySet()) {
+            int shard = entry.getKey();
+            List<String> args = new ArrayList<>(1 + entry.getValue().size() * 3);
+            args.add(keys.tag(shard));
+            for (int i : entry.getValue()) {
+                Job job = jobs.get(i);
+                args.add(job.id());
+                args.add(encode(job));
+                args.add(Long.toString(job.executeAt()));
+            }
+            List<?> reply = (List<?>) call(() -> push.run(redis, shardKeys(shard), args));
+            for (int k = 0; k < reply.size(); k++) {
+                created[entry.getValue().get(k)] = ((Long) reply.get(k)) == 1L;
+            }
+        }
+        return List.of(created);
+    }
+
+    @Override
+    public DueBatch moveDue(int shard, long now, int limit, DueRouting routing, long dispatchTimeoutMs) {
+        List<String> args = new ArrayList<>(6 + routing.exceptions().size());
+        args.add(keys.tag(shard));
+        args.add(Long.toString(now));
+        args.add(Integer.toString(limit));
+        args.add(routing.defaultPull() ? "1" : "0");
+        args.add(Long.toString(dispatchTimeoutMs));
+        args.add(Integer.toString(PURGE_PER_MOVE));
+        args.addAll(routing.exceptions());
+        List<?> reply = (List<?>) call(() -> moveDue.run(redis, shardKeys(shard), args));
+
+        List<?> dispatchReply = (List<?>) reply.get(0);
+        List<Job> toDispatch = new ArrayList<>(dispatchReply.size() / 2);
+        for (int i = 0; i < dispatchReply.size(); i += 2) {
+            toDispatch.add(decode((String) dispatchReply.get(i + 1)));
+        }
+        List<?> readyReply = (List<?>) reply.get(1);
+        List<DueBatch.Moved> ready = new ArrayList<>(readyReply.size() / 3);
+        for (int i = 0; i < readyReply.size(); i += 3) {
+            ready.add(new DueBatch.Moved(
+                    (String) readyReply.get(i), (String) readyReply.get(i + 1), Long.parseLong((String)
+                            readyReply.get(i + 2))));
+        }
+        List<?> deadReply = (List<?>) reply.get(2);
+        List<DueBatch.Moved> dead = new ArrayList<>(deadReply.size() / 2);
+        for (int i = 0; i < deadReply.size(); i += 2) {
+            dead.add(new DueBatch.Moved((String) deadReply.get(i), (String) deadReply.get(i + 1), now));
+        }
+        List<String> expired = new ArrayList<>();
+        for (Object id : (List<?>) reply.get(3)) {
+            expired.add((String) id);
+        }
+        int scanned = ((Long) reply.get(4)).intValue();
+        Object next = reply.get(5);
+        OptionalLong nextDueAt = next == null ? OptionalLong.empty() : OptionalLong.of(parseScore((String) next));
+        return new DueBatch(toDispatch, ready, dead, expired, scanned, nextDueAt);
+    }
+
+    @Override
+    public Optional<Job> reserve(String topic, int shard, long now) {
+        List<String> k = new ArrayList<>(shardKeys(shard));
+        k.add(keys.ready(shard, topic));
+        Object reply = call(() -> reserve.run(redis, k, List.of(Long.toString(now))));
+        if (reply == null) {
+            return Optional.empty();
+        }
+        return Optional.of(decode((String) ((List<?>) reply).get(1)));
+    }
+
+    @Override
+    public List<Outcome> finish(int shard, List<String> ids, long now) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        List<String> args = new ArrayList<>(ids.size() + 2);
+        args.add(Long.toString(now));
+        args.add(Long.toString(retentionMs));
+        args.addAll(ids);
+        List<?> reply = (List<?>) call(() -> finish.run(redis, shardKeys(shard), args));
+        List<Outcome> outcomes = new ArrayList<>(ids.size());
+        for (int i = 0; i < reply.size(); i += 2) {
+            outcomes.add(outcome(reply.get(i), reply.get(i + 1)));
+        }
+        return outcomes;
+    }
+
+    @Override
+    public Outcome delete(String id, long now) {
+        int shard = shardOf(id);
+        List<?> reply = (List<?>) call(
+                () -> delete.run(redis, shardKeys(shard), List.of(Long.toString(now), Long.toString(retentionMs), id)));
+        return outcome(reply.get(0), reply.size() > 1 ? reply.get(1) : null);
+    }
+
+    @Override
+    public Outcome retry(String id, long retryAt) {
+        int shard = shardOf(id);
+        List<?> reply = (List<?>)
+                call(() -> retry.run(redis, shardKeys(shard), List.of(keys.tag(shard), id, Long.toString(retryAt))));
+        return outcome(reply.get(0), reply.size() > 1 ? reply.get(1) : null);
+    }
+
+    @Override
+    public Map<String, Outcome> defer(int shard, Map<String, Long> retryAtById) {
+        if (retryAtById.isEmpty()) {
+            return Map.of();
+        }
+        List<String> ids = new ArrayList<>(retryAtById.size());
+        List<String> args = new ArrayList<>(retryAtById.size() * 2);
+        retryAtById.forEach((id, at) -> {
+            ids.add(id);
+            args.add(id);
+            args.add(Long.toString(at));
+        });
+        List<?> reply = (List<?>) call(() -> defer.run(redis, shardKeys(shard), args));
+        Map<String, Outcome> outcomes = new LinkedHashMap<>();
+        for (int i = 0; i < ids.size(); i++) {
+            outcomes.put(ids.get(i), outcome(reply.get(2 * i), reply.get(2 * i + 1)));
+        }
+        return outcomes;
+    }
+
+    @Override
+    public List<Job> listDead(String topic, int shard, int limit) {
+        return call(() -> {
+            List<String> ids = redis.zrange(keys.dead(shard, topic), 0, limit - 1L);
+            if (ids.isEmpty()) {
+                return List.of();
+            }
+            List<String> values = redis.hmget(keys.pool(shard), ids.toArray(String[]::new));
+            List<Job> jobs = new ArrayList<>(ids.size());
+            for (String value : values) {
+                if (value != null) {
+                    jobs.add(decode(value));
+                }
+            }
+            return jobs;
+        });
+    }
+
+    @Override
+    public long countDead(String topic, int shard) {
+        return call(() -> redis.zcard(keys.dead(shard, topic)));
+    }
+
+    @Override
+    public List<Outcome> requeueDead(String topic, int shard, List<String> ids, long now) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        List<String> args = new ArrayList<>(ids.size() + 3);
+        args.add(Long.toString(now));
+        args.add(topic);
+        args.add("ids");
+        args.addAll(ids);
+        List<?> reply = (List<?>) call(() -> requeueDead.run(redis, deadKeys(shard, topic), args));
+        List<Outcome> outcomes = new ArrayList<>(ids.size());
+        for (int i = 0; i < reply.size(); i += 2) {
+            outcomes.add(outcome(reply.get(i), reply.get(i + 1)));
+        }
+        return outcomes;
+    }
+
+    @Override
+    public Requeued requeueOldestDead(String topic, int shard, int limit, long now) {
+        List<String> args = List.of(Long.toString(now), topic, "oldest", Integer.toString(limit));
+        List<?> reply = (List<?>) call(() -> requeueDead.run(redis, deadKeys(shard, topic), args));
+        List<String> ids = new ArrayList<>();
+        for (Object id : (List<?>) reply.get(0)) {
+            ids.add((String) id);
+        }
+        return new Requeued(ids, ((Long) reply.get(1)) >= limit);
+    }
+
+    @Override
+    public Optional<Job> find(String id) {
+        String value = call(() -> redis.hget(keys.pool(shardOf(id)), id));
+        return Optional.ofNullable(value).map(RedisJobStore::decode);
+    }
+
+    @Override
+    public Map<String, JobStatus> statuses(List<String> ids) {
+        Map<Integer, List<String>> byShard = new TreeMap<>();
+        for (String id : ids) {
+            byShard.computeIfAbsent(shardOf(id), s -> new ArrayList<>()).add(id);
+        }
+        Map<String, JobStatus> statuses = new LinkedHashMap<>();
+        for (var entry : byShard.entrySet()) {
+            List<String> shardIds = entry.getValue();
+            List<String> values = call(() -> redis.hmget(keys.pool(entry.getKey()), shardIds.toArray(String[]::new)));
+            for (int i = 0; i < shardIds.size(); i++) {
+                String value = values.get(i);
+                if (value != null) {
+                    statuses.put(shardIds.get(i), JobStatus.valueOf(value.substring(0, value.indexOf('|'))));
+                }
+            }
+        }
+        return statuses;
+    }
+
+    @Override
+    public ClearBatch clear(int shard, int offset, int limit, long now) {
+        List<?> reply = (List<?>) call(() -> clear.run(
+                redis,
+                shardKeys(shard),
+                List.of(
+                        keys.tag(shard),
+                        Long.toString(now),
+                        Long.toString(retentionMs),
+                        Integer.toString(limit),
+                        Integer.toString(offset))));
+        List<String> deleted = new ArrayList<>();
+        for (Object id : (List<?>) reply.get(0)) {
+            deleted.add((String) id);
+        }
+        return new ClearBatch(deleted, ((Long) reply.get(1)).intValue(), ((Long) reply.get(2)).intValue());
+    }
+
+    @Override
+    public ShardStats stats(int shard) {
+        return call(() -> {
+            Map<JobStatus, Long> byStatus = new EnumMap<>(JobStatus.class);
+            for (JobStatus s : JobStatus.values()) {
+                byStatus.put(s, 0L);
+            }
+            redis.hgetAll(keys.counts(shard)).forEach((k, v) -> byStatus.put(JobStatus.valueOf(k), Long.parseLong(v)));
+            long bucket = redis.zcard(keys.bucket(shard));
+            Map<String, Long> ready = new LinkedHashMap<>();
+            for (String topic : redis.smembers(keys.topics(shard))) {
+                long len = redis.llen(keys.ready(shard, topic));
+                if (len > 0) {
+                    ready.put(topic, len);
+                }
+            }
+            return new ShardStats(shard, byStatus, bucket, ready);
+        });
+    }
+
+    @Override
+    public void close() {
+        if (ownsClient) {
+            redis.close();
+        }
+    }
+
+    private int shardOf(String id) {
+        return JobIds.shardOf(id, shards);
+    }
+
+    private List<String> shardKeys(int shard) {
+        return List.of(keys.pool(shard), keys.bucket(shard), keys.counts(shard), keys.done(shard));
+    }
+
+    private List<String> deadKeys(int shard, String topic) {
+        List<String> k = new ArrayList<>(shardKeys(shard));
+        k.add(keys.dead(shard, topic));
+        return k;
+    }
+
+    private static Outcome outcome(Object code, Object status) {
+        long c = (Long) code;
+        JobStatus s = status == null ? null : JobStatus.valueOf((String) status);
+        if (c == 1L) {
+            return new Outcome(Outcome.Result.APPLIED, s);
+        }
+        return new Outcome(c == 0L ? Outcome.Result.NOT_FOUND : Outcome.Result.CONFLICT, s);
+    }
+
+    private static long parseScore(String score) {
+        return (long) Double.parseDouble(score);
+    }
+
+    /** {@code STATUS|attempts|due|ttr|maxAttempts|topic|json}; see lib.lua. */
+    static String encode(Job job) {
+        return job.status().name()
+                + '|'
+                + job.attempts()
+                + '|'
+                + job.executeAt()
+                + '|'
+                + job.ttr()
+                + '|'
+                + job.maxAttempts()
+                + '|'
+                + job.topic()
+                + '|'
+                + JsonCodec.write(job);
+    }
+
+    static Job decode(String value) {
+        int[] bars = new int[6];
+        int from = 0;
+        for (int i = 0; i < 6; i++) {
+            bars[i] = value.indexOf('|', from);
+            from = bars[i] + 1;
+        }
+        JobStatus status = JobStatus.valueOf(value.substring(0, bars[0]));
+        int attempts = Integer.parseInt(value.substring(bars[0] + 1, bars[1]));
+        long due = Long.parseLong(value.substring(bars[1] + 1, bars[2]));
+        return JsonCodec.readJob(value.substring(bars[5] + 1)).withState(status, attempts, due);
+    }
+
+    private static <T> T call(Supplier<T> action) {
+        try {
+            return action.get();
+        } catch (JedisDataException e) {
+            String m = String.valueOf(e.getMessage());
+            if (m.startsWith("ERR") || m.contains("script")) {
+                throw new IllegalStateException("Redis rejected a delay-queue command: " + m, e);
+            }
+            throw new DelayQueueException.Unavailable("Redis cannot take the request: " + m, e);
+        } catch (JedisException e) {
+            throw new DelayQueueException.Unavailable("Redis is unavailable: " + e.getMessage(), e);
+        }
+    }
+}

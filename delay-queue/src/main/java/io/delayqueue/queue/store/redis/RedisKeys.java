@@ -1,0 +1,57 @@
+package io.delayqueue.queue.store.redis;
+
+/**
+ * Key names. All keys of one shard share the hash tag {@code {<prefix>:<shard>}}, so every script touches
+ * a single Redis Cluster slot.
+ */
+public final class RedisKeys {
+    private final String prefix;
+
+    public RedisKeys(String prefix) {
+        if (prefix == null || prefix.isEmpty() || prefix.contains("{") || prefix.contains("}")) {
+            throw new IllegalArgumentException("redis prefix must be non-empty and free of braces: " + prefix);
+        }
+        this.prefix = prefix;
+    }
+
+    public String prefix() {
+        return prefix;
+    }
+
+    public String tag(int shard) {
+        return "{" + prefix + ":" + shard + "}";
+    }
+
+    public String pool(int shard) {
+        return tag(shard) + ":pool";
+    }
+
+    public String bucket(int shard) {
+        return tag(shard) + ":bucket";
+    }
+
+    public String counts(int shard) {
+        return tag(shard) + ":counts";
+    }
+
+    public String done(int shard) {
+        return tag(shard) + ":done";
+    }
+
+    public String topics(int shard) {
+        return tag(shard) + ":topics";
+    }
+
+    public String ready(int shard, String topic) {
+        return tag(shard) + ":ready:" + topic;
+    }
+
+    public String dead(int shard, String topic) {
+        return tag(shard) + ":dead:" + topic;
+    }
+
+    /** A glob matching every key of this prefix, for tests and {@code clearAll}. */
+    public String allKeysPattern() {
+        return "{" + prefix + ":*";
+    }
+}

@@ -1,0 +1,26 @@
+-- Puts back RESERVED jobs whose send was not attempted (their topic or dispatcher had no room, or the
+-- dispatcher turned them away): DELAY again at the given time, no attempt counted. The due time in the
+-- header stays, so a job put back again and again keeps its real lateness.
+-- ARGV: pairs of id, at. Returns per id: 1, 'DELAY' when put back; 0, false when unknown; 2, status
+-- otherwise (the reservation ended meanwhile).
+local out = {}
+for i = 1, #ARGV, 2 do
+  local id = ARGV[i]
+  local v = redis.call('HGET', KEYS[1], id)
+  if not v then
+    out[#out + 1] = 0
+    out[#out + 1] = false
+  else
+    local j = parse(v)
+    if j.st == 'RESERVED' then
+      redis.call('ZADD', KEYS[2], ARGV[i + 1], id)
+      transition(id, j, 'DELAY')
+      out[#out + 1] = 1
+      out[#out + 1] = 'DELAY'
+    else
+      out[#out + 1] = 2
+      out[#out + 1] = j.st
+    end
+  end
+end
+return out

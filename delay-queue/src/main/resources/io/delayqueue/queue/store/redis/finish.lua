@@ -1,0 +1,25 @@
+-- Acknowledges RESERVED jobs. ARGV: now, retention, ids...
+-- Returns per id: 1, 'FINISHED' when finished now; 0, false when unknown; 2, status otherwise.
+local retention = tonumber(ARGV[2])
+local out = {}
+for i = 3, #ARGV do
+  local id = ARGV[i]
+  local v = redis.call('HGET', KEYS[1], id)
+  if not v then
+    out[#out + 1] = 0
+    out[#out + 1] = false
+  else
+    local j = parse(v)
+    if j.st == 'RESERVED' then
+      redis.call('ZREM', KEYS[2], id)
+      redis.call('ZADD', KEYS[4], tonumber(ARGV[1]) + retention, id)
+      transition(id, j, 'FINISHED')
+      out[#out + 1] = 1
+      out[#out + 1] = 'FINISHED'
+    else
+      out[#out + 1] = 2
+      out[#out + 1] = j.st
+    end
+  end
+end
+return out

@@ -1,0 +1,22 @@
+-- Adds jobs that are not in the pool yet (also used by restore). A DELAY job goes into the bucket at its
+-- due time; a DEAD job (restored) back into its topic's dead set.
+-- ARGV[1] key tag, then triples: id, value, due. Returns 1 (created) or 0 (id exists) per job.
+local tag = ARGV[1]
+local out = {}
+for i = 2, #ARGV, 3 do
+  local id = ARGV[i]
+  if redis.call('HSETNX', KEYS[1], id, ARGV[i + 1]) == 1 then
+    local j = parse(ARGV[i + 1])
+    if j.st == 'DEAD' then
+      redis.call('ZADD', tag .. ':dead:' .. j.topic, num(j.due), id)
+    else
+      redis.call('ZADD', KEYS[2], ARGV[i + 2], id)
+    end
+    redis.call('HINCRBY', KEYS[3], j.st, 1)
+    redis.call('SADD', tag .. ':topics', j.topic)
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+return out

@@ -1,0 +1,96 @@
+package io.delayqueue.queue.coordination.curator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayqueue.queue.testing.Await;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** master-slave against a real ZooKeeper: one leader at a time, and it steps down before anyone takes over. */
+class LeaderLatchCoordinatorTest {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    private ZooKeeperFixture zk;
+    private final List<LeaderLatchCoordinator> coordinators = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        zk = new ZooKeeperFixture();
+    }
+
+    @AfterEach
+    void tearDown() {
+        coordinators.forEach(LeaderLatchCoordinator::close);
+        zk.close();
+    }
+
+    private LeaderLatchCoordinator started(String id, AtomicInteger changes) throws InterruptedException {
+        LeaderLatchCoordinator c = new LeaderLatchCoordinator(zk.connectedClient(), "/q", id);
+        coordinators.add(c);
+        c.start(changes::incrementAndGet);
+        return c;
+    }
+
+    @Test
+    void exactly_one_of_two_instances_leads_and_the_other_takes_over_when_it_leaves() throws Exception {
+        AtomicInteger changesA = new AtomicInteger();
+        AtomicInteger changesB = new AtomicInteger();
+        LeaderLatchCoordinator a = started("a", changesA);
+        LeaderLatchCoordinator b = started("b", changesB);
+
+        Await.until(WAIT, () -> a.owns(0) || b.owns(0), "one instance leads");
+        LeaderLatchCoordinator leader = a.owns(0) ? a : b;
+        LeaderLatchCoordinator follower = leader == a ? b : a;
+        assertThat(follower.owns(0)).isFalse();
+        assertThat(leader.role()).isEqualTo("leader");
+        assertThat(follower.role()).isEqualTo("follower");
+        // the latch flips to leader just before it calls its listener: wait for the call, don't race it
+        AtomicInteger leaderChanges = leader == a ? changesA : changesB;
+        Await.until(WAIT, () -> leaderChanges.get() > 0, "the leader's engine was told");
+
+        leader.close();
+
+        Await.until(WAIT, () -> follower.owns(7), "the follower took over");
+        assertThat(leader.owns(7)).isFalse();
+        assertThat(follower.role()).isEqualTo("leader");
+    }
+
+    @Test
+    void a_leader_stops_scanning_as_soon_as_its_zookeeper_connection_is_suspended() throws Exception {
+        LeaderLatchCoordinator a = started("a", new AtomicInteger());
+        Await.until(WAIT, () -> a.owns(0), "the only instance leads");
+
+        zk.server.stop();
+
+        // SUSPENDED comes with the broken connection, before any session could expire
+        Await.until(ZooKeeperFixture.SESSION_TIMEOUT, () -> !a.owns(0), "the leader stepped down");
+        assertThat(a.tryBeginScan(0)).isFalse();
+        assertThat(a.role()).isEqualTo("disconnected");
+
+        zk.server.restart();
+        Await.until(WAIT, () -> a.owns(0), "it leads again once ZooKeeper is back");
+    }
+
+    @Test
+    void a_leader_that_leaves_waits_for_its_scan_pass_before_anyone_takes_over() throws Exception {
+        LeaderLatchCoordinator a = started("a", new AtomicInteger());
+        Await.until(WAIT, () -> a.owns(0), "a leads");
+        LeaderLatchCoordinator b = started("b", new AtomicInteger());
+        assertThat(a.tryBeginScan(3)).as("a begins a pass").isTrue();
+
+        Thread closing = new Thread(a::close, "closing-a");
+        closing.start();
+        Await.until(WAIT, () -> closing.getState() == Thread.State.TIMED_WAITING, "a waits for its pass");
+
+        assertThat(a.owns(3)).as("a scans no more").isFalse();
+        assertThat(b.owns(3)).as("b cannot lead while a's pass runs").isFalse();
+        a.endScan(3);
+        closing.join(WAIT.toMillis());
+        Await.until(WAIT, () -> b.owns(3), "b took over after the pass");
+    }
+}

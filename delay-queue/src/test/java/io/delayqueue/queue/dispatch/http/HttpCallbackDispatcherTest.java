@@ -1,0 +1,179 @@
+package io.delayqueue.queue.dispatch.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.common.JsonCodec;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The HTTP-callback dispatcher against a local HTTP server (the JDK's own), no mocks. */
+class HttpCallbackDispatcherTest {
+    private HttpServer server;
+    private HttpCallbackDispatcher dispatcher;
+    private final AtomicInteger status = new AtomicInteger(200);
+    private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final CountDownLatch release = new CountDownLatch(1);
+
+    private record Received(
+            String method, String contentType, String jobId, String topic, String attempt, String body) {}
+
+    @BeforeEach
+    void setUp() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.createContext("/callback", this::answer);
+        server.createContext("/hang", exchange -> {
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        server.start();
+        dispatcher =
+                new HttpCallbackDispatcher(new HttpCallbackSettings(Duration.ofSeconds(5), Duration.ofSeconds(10)));
+    }
+
+    @AfterEach
+    void tearDown() {
+        release.countDown();
+        dispatcher.close();
+        server.stop(0);
+    }
+
+    private void answer(HttpExchange exchange) throws IOException {
+        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        received.add(new Received(
+                exchange.getRequestMethod(),
+                exchange.getRequestHeaders().getFirst("Content-Type"),
+                exchange.getRequestHeaders().getFirst("X-Delay-Job-Id"),
+                exchange.getRequestHeaders().getFirst("X-Delay-Topic"),
+                exchange.getRequestHeaders().getFirst("X-Delay-Attempt"),
+                body));
+        if (status.get() / 100 == 3) {
+            exchange.getResponseHeaders().add("Location", "/callback");
+        }
+        exchange.sendResponseHeaders(status.get(), -1);
+        exchange.close();
+    }
+
+    private String url(String path) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    private static Job job(String url) {
+        return new Job(
+                "3-abc",
+                "orders",
+                "paid",
+                "order-42",
+                "close order 42",
+                1_700_000_000_000L,
+                30_000,
+                5,
+                url,
+                0,
+                1_699_999_000_000L,
+                JobStatus.RESERVED,
+                2);
+    }
+
+    private static Throwable failureOf(java.util.concurrent.CompletionStage<Void> stage) {
+        try {
+            stage.toCompletableFuture().join();
+        } catch (CompletionException e) {
+            return e.getCause();
+        }
+        throw new AssertionError("the send was confirmed");
+    }
+
+    @Test
+    void job_is_posted_as_json_with_its_id_topic_and_attempt_in_headers_and_a_2xx_confirms_it() {
+        status.set(204);
+
+        dispatcher.dispatch(job(url("/callback"))).toCompletableFuture().join();
+
+        assertThat(received).hasSize(1);
+        Received r = received.get(0);
+        assertThat(r.method()).isEqualTo("POST");
+        assertThat(r.contentType()).isEqualTo("application/json");
+        assertThat(r.jobId()).isEqualTo("3-abc");
+        assertThat(r.topic()).isEqualTo("orders");
+        assertThat(r.attempt()).isEqualTo("3");
+        Job posted = JsonCodec.readJob(r.body());
+        assertThat(posted.id()).isEqualTo("3-abc");
+        assertThat(posted.body()).isEqualTo("close order 42");
+        assertThat(posted.bizKey()).isEqualTo("order-42");
+        assertThat(posted.subtopic()).isEqualTo("paid");
+    }
+
+    @Test
+    void an_answer_outside_2xx_is_a_failed_send_naming_the_status() {
+        for (int code : List.of(500, 404, 302)) {
+            status.set(code);
+
+            Throwable failure = failureOf(dispatcher.dispatch(job(url("/callback"))));
+
+            assertThat(failure).isInstanceOf(HttpCallbackDispatcher.CallbackRefusedException.class);
+            assertThat(((HttpCallbackDispatcher.CallbackRefusedException) failure).status())
+                    .isEqualTo(code);
+            assertThat(failure).hasMessageContaining(Integer.toString(code));
+        }
+        assertThat(received).as("a redirect is not followed").hasSize(3);
+    }
+
+    @Test
+    void a_refused_connection_is_a_failed_send() throws IOException {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+
+        Throwable failure = failureOf(dispatcher.dispatch(job("http://127.0.0.1:" + closedPort + "/callback")));
+
+        assertThat(failure).isInstanceOf(java.net.ConnectException.class);
+    }
+
+    @Test
+    void a_callback_that_does_not_answer_within_the_read_timeout_is_a_failed_send() {
+        HttpCallbackDispatcher impatient =
+                new HttpCallbackDispatcher(new HttpCallbackSettings(Duration.ofSeconds(5), Duration.ofMillis(200)));
+        try {
+            Throwable failure = failureOf(impatient.dispatch(job(url("/hang"))));
+
+            assertThat(failure).isInstanceOf(HttpTimeoutException.class);
+        } finally {
+            impatient.close();
+        }
+    }
+
+    @Test
+    void a_job_without_a_url_fails_without_a_request() {
+        assertThatThrownBy(() ->
+                        dispatcher.dispatch(job(null)).toCompletableFuture().join())
+                .hasCauseInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no url");
+        assertThat(received).isEmpty();
+    }
+}

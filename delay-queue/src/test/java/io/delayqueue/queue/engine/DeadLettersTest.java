@@ -1,0 +1,151 @@
+package io.delayqueue.queue.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.delayqueue.common.DelayQueueException;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.common.PushRequest;
+import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.testing.ManualClock;
+import io.delayqueue.queue.testing.RecordingDispatcher;
+import io.delayqueue.queue.testing.RedisFixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Listing and requeueing dead letters through the engine, over every shard, with a manual clock. */
+class DeadLettersTest {
+    private static final long T0 = 1_700_000_000_000L;
+    private static final String TOPIC = "orders";
+
+    private RedisFixture redis;
+    private ManualClock clock;
+    private RecordingDispatcher dispatcher;
+    private DelayQueueEngine engine;
+
+    @BeforeEach
+    void setUp() {
+        redis = new RedisFixture();
+        clock = new ManualClock(T0);
+        dispatcher = new RecordingDispatcher("rec");
+        EngineConfig config = EngineConfig.builder()
+                .shards(4)
+                .redisPrefix(redis.prefix())
+                .defaultDispatcher("rec")
+                .retryBackoff(List.of(Duration.ofMillis(10)))
+                .defaultMaxAttempts(1)
+                .build();
+        engine = new DelayQueueEngine(
+                config,
+                redis.store(config.shards(), config.retention()),
+                List.of(dispatcher),
+                new StandaloneCoordinator(),
+                Journal.NONE,
+                clock);
+    }
+
+    @AfterEach
+    void tearDown() {
+        try {
+            engine.close();
+        } finally {
+            redis.close();
+        }
+    }
+
+    /** Pushes {@code n} jobs of {@code topic} that die on their first (failed) send, one ms apart. */
+    private List<String> killed(String topic, int n) {
+        dispatcher.failSends(true);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String id = engine.push(PushRequest.of(topic, "b" + i, 0)).id();
+            engine.runDueJobs();
+            assertThat(engine.get(id).status()).isEqualTo(JobStatus.DEAD);
+            ids.add(id);
+            clock.advance(1);
+        }
+        dispatcher.failSends(false);
+        return ids;
+    }
+
+    @Test
+    void dead_jobs_of_a_topic_are_listed_oldest_first_over_every_shard_with_their_total() {
+        List<String> ids = killed(TOPIC, 12);
+        killed("other", 2);
+
+        DeadLetters.Page page = engine.deadLetters().list(TOPIC, 5);
+
+        assertThat(page.total()).isEqualTo(12);
+        assertThat(page.jobs()).extracting(Job::id).containsExactlyElementsOf(ids.subList(0, 5));
+        assertThat(page.jobs()).allSatisfy(j -> {
+            assertThat(j.status()).isEqualTo(JobStatus.DEAD);
+            assertThat(j.topic()).isEqualTo(TOPIC);
+        });
+        assertThat(engine.deadLetters().list("nothing-dead", 10).total()).isZero();
+    }
+
+    @Test
+    void requeueing_all_brings_every_dead_job_of_the_topic_back_and_it_is_delivered_again() {
+        List<String> ids = killed(TOPIC, 12);
+        List<String> others = killed("other", 2);
+        int sendsBefore = dispatcher.count();
+
+        DeadLetters.Requeue result = engine.deadLetters().requeueAll(TOPIC);
+
+        assertThat(result.requeued()).isEqualTo(12);
+        assertThat(ids).allSatisfy(id -> {
+            Job job = engine.get(id);
+            assertThat(job.status()).isEqualTo(JobStatus.DELAY);
+            assertThat(job.attempts()).isZero();
+            assertThat(job.executeAt()).isEqualTo(clock.millis());
+        });
+        assertThat(engine.deadLetters().list(TOPIC, 10).total()).isZero();
+        assertThat(others).allSatisfy(id -> assertThat(engine.get(id).status()).isEqualTo(JobStatus.DEAD));
+
+        engine.runDueJobs();
+
+        assertThat(ids).allSatisfy(id -> assertThat(engine.get(id).status()).isEqualTo(JobStatus.FINISHED));
+        assertThat(dispatcher.count()).isEqualTo(sendsBefore + 12);
+    }
+
+    @Test
+    void requeueing_by_id_brings_back_those_and_reports_ids_that_are_not_dead_jobs_of_the_topic() {
+        List<String> ids = killed(TOPIC, 3);
+        List<String> other = killed("other", 1);
+        String live = engine.push(PushRequest.of(TOPIC, "live", 60_000)).id();
+
+        DeadLetters.Requeue result =
+                engine.deadLetters().requeue(TOPIC, List.of(ids.get(0), ids.get(2), other.get(0), live, "3-nope"));
+
+        assertThat(result.requeued()).isEqualTo(2);
+        assertThat(result.notRequeued())
+                .isEqualTo(Map.of(other.get(0), "DEAD in another topic", live, "DELAY", "3-nope", "NOT_FOUND"));
+        assertThat(engine.get(ids.get(1)).status()).isEqualTo(JobStatus.DEAD);
+        assertThat(engine.deadLetters().list(TOPIC, 10).jobs())
+                .extracting(Job::id)
+                .containsExactly(ids.get(1));
+    }
+
+    @Test
+    void bad_requests_name_the_field() {
+        assertThatThrownBy(() -> engine.deadLetters().list("bad topic", 10))
+                .isInstanceOf(DelayQueueException.InvalidField.class)
+                .hasMessageStartingWith("topic");
+        assertThatThrownBy(() -> engine.deadLetters().list(TOPIC, 0)).hasMessageStartingWith("limit");
+        assertThatThrownBy(() -> engine.deadLetters().list(TOPIC, DeadLetters.MAX_LIST_LIMIT + 1))
+                .hasMessageStartingWith("limit");
+        assertThatThrownBy(() -> engine.deadLetters().requeue(TOPIC, List.of())).hasMessageStartingWith("ids");
+        List<String> tooMany = new ArrayList<>();
+        for (int i = 0; i <= DeadLetters.MAX_REQUEUE_IDS; i++) {
+            tooMany.add("id-" + i);
+        }
+        assertThatThrownBy(() -> engine.deadLetters().requeue(TOPIC, tooMany)).hasMessageStartingWith("ids");
+    }
+}

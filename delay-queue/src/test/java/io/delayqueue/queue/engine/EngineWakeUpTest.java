@@ -1,0 +1,174 @@
+package io.delayqueue.queue.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.common.PushRequest;
+import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.store.redis.RedisJobStore;
+import io.delayqueue.queue.testing.Await;
+import io.delayqueue.queue.testing.RecordingDispatcher;
+import io.delayqueue.queue.testing.RedisFixture;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A started engine on the system clock: a push that lands a job earlier than its shard scanner's planned
+ * wake-up wakes it, so the job is handed over at its due time and not at the end of the scanner's sleep.
+ * The scanners sleep up to {@link #MAX_SLEEP}; the bounds asserted are half of it.
+ */
+class EngineWakeUpTest {
+    private static final Duration MAX_SLEEP = Duration.ofSeconds(1);
+    private static final Duration BOUND = Duration.ofMillis(500);
+    private static final String PULL_TOPIC = "pulls";
+
+    private RedisFixture redis;
+    private RecordingDispatcher dispatcher;
+    private DelayQueueEngine engine;
+
+    @BeforeEach
+    void setUp() {
+        redis = new RedisFixture();
+        dispatcher = new RecordingDispatcher("rec");
+        EngineConfig config = EngineConfig.builder()
+                .shards(1)
+                .redisPrefix(redis.prefix())
+                .maxScanSleep(MAX_SLEEP)
+                .defaultDispatcher("rec")
+                .topicDispatchers(Map.of(PULL_TOPIC, EngineConfig.PULL))
+                .build();
+        RedisJobStore store = redis.store(config.shards(), config.retention());
+        engine = new DelayQueueEngine(
+                config, store, List.of(dispatcher), new StandaloneCoordinator(), Journal.NONE, Clock.systemUTC());
+        engine.start();
+    }
+
+    @AfterEach
+    void tearDown() {
+        try {
+            engine.close();
+        } finally {
+            redis.close();
+        }
+    }
+
+    /**
+     * Pushes a job due now and waits until it is finished: afterwards the only scanner has just made a pass
+     * over an empty bucket and sleeps its full max sleep.
+     */
+    private void settleScannerIntoItsLongSleep() {
+        String warmUp = engine.push(PushRequest.of("warm-up", "w", 0)).id();
+        Await.until(
+                Duration.ofSeconds(5),
+                () -> engine.get(warmUp).status() == JobStatus.FINISHED,
+                "the warm-up job finished");
+    }
+
+    @Test
+    void job_pushed_into_an_idle_shard_is_delivered_at_its_due_time_not_after_the_scanners_max_sleep() {
+        settleScannerIntoItsLongSleep();
+        int before = dispatcher.count();
+
+        long pushedAt = System.nanoTime();
+        String id = engine.push(PushRequest.of("orders", "b", 50)).id();
+        Await.until(Duration.ofSeconds(5), () -> dispatcher.ids().contains(id), "delivery of the job");
+
+        RecordingDispatcher.Delivery delivery = dispatcher.deliveries().get(before);
+        assertThat(delivery.job().id()).isEqualTo(id);
+        Duration took = Duration.ofNanos(delivery.atNanos() - pushedAt);
+        assertThat(took).as("not before its due time").isGreaterThanOrEqualTo(Duration.ofMillis(49));
+        assertThat(took).as("well before the scanner's max sleep").isLessThan(BOUND);
+    }
+
+    @Test
+    void job_due_at_once_is_delivered_at_once() {
+        settleScannerIntoItsLongSleep();
+
+        long pushedAt = System.nanoTime();
+        String id = engine.push(PushRequest.of("orders", "b", 0)).id();
+        Await.until(Duration.ofSeconds(5), () -> dispatcher.ids().contains(id), "delivery of the job");
+
+        long deliveredAt = dispatcher.deliveries().stream()
+                .filter(d -> d.job().id().equals(id))
+                .findFirst()
+                .orElseThrow()
+                .atNanos();
+        assertThat(Duration.ofNanos(deliveredAt - pushedAt)).isLessThan(BOUND);
+    }
+
+    @Test
+    void waiting_pull_consumer_gets_a_job_pushed_into_an_idle_shard_at_its_due_time() throws Exception {
+        settleScannerIntoItsLongSleep();
+        CompletableFuture<Optional<io.delayqueue.common.Job>> waiting = engine.reserve(PULL_TOPIC, 5_000);
+        assertThat(waiting).isNotDone();
+
+        long pushedAt = System.nanoTime();
+        String id = engine.push(PushRequest.of(PULL_TOPIC, "b", 50)).id();
+        Optional<io.delayqueue.common.Job> got = waiting.get(5, TimeUnit.SECONDS);
+        Duration took = Duration.ofNanos(System.nanoTime() - pushedAt);
+
+        assertThat(got).map(io.delayqueue.common.Job::id).contains(id);
+        assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(49)).isLessThan(BOUND);
+        assertThat(engine.get(id).status()).isEqualTo(JobStatus.RESERVED);
+    }
+
+    @Test
+    void burst_larger_than_the_scan_batch_is_delivered_completely_and_promptly() {
+        EngineConfig small = engine.config().toBuilder().scanBatchSize(10).build();
+        RecordingDispatcher rec = new RecordingDispatcher("rec");
+        // a prefix of its own: the engine of setUp() scans the shared one
+        try (RedisFixture own = new RedisFixture();
+                DelayQueueEngine e = new DelayQueueEngine(
+                        small.toBuilder().redisPrefix(own.prefix()).build(),
+                        own.store(1, small.retention()),
+                        List.of(rec),
+                        new StandaloneCoordinator(),
+                        Journal.NONE,
+                        Clock.systemUTC())) {
+            e.start();
+            List<PushRequest> burst = new java.util.ArrayList<>();
+            for (int i = 0; i < 35; i++) {
+                burst.add(PushRequest.of("orders", "b" + i, 0).withId("burst-" + i));
+            }
+            long pushedAt = System.nanoTime();
+            e.pushBatch(burst);
+
+            Await.until(Duration.ofSeconds(5), () -> rec.count() >= 35, "35 deliveries");
+            long last = rec.deliveries().stream()
+                    .mapToLong(RecordingDispatcher.Delivery::atNanos)
+                    .max()
+                    .orElseThrow();
+            assertThat(Duration.ofNanos(last - pushedAt))
+                    .as("four batches back to back, no sleep between them")
+                    .isLessThan(BOUND);
+            assertThat(rec.ids()).doesNotHaveDuplicates().hasSize(35);
+        }
+    }
+
+    @Test
+    void started_engine_finishes_every_job_of_a_burst() {
+        List<PushRequest> burst = new java.util.ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            burst.add(PushRequest.of("orders", "b" + i, i % 20));
+        }
+        List<PushResult> results = engine.pushBatch(burst);
+
+        Await.until(
+                Duration.ofSeconds(10),
+                () -> engine.stats().byStatus().getOrDefault(JobStatus.FINISHED, 0L) == 200L,
+                "200 jobs finished");
+        assertThat(dispatcher.ids())
+                .containsExactlyInAnyOrderElementsOf(
+                        results.stream().map(PushResult::id).toList());
+        assertThat(engine.stats().lateness().count()).isEqualTo(200);
+    }
+}

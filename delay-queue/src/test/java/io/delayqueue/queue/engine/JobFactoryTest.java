@@ -1,0 +1,118 @@
+package io.delayqueue.queue.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.delayqueue.common.DelayQueueException.InvalidField;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.common.PushRequest;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class JobFactoryTest {
+    private static final long NOW = 1_700_000_000_000L;
+    private final EngineConfig config = EngineConfig.builder()
+            .shards(8)
+            .maxBodyBytes(16)
+            .maxDelay(Duration.ofDays(1))
+            .defaultTtr(Duration.ofSeconds(7))
+            .defaultMaxAttempts(4)
+            .build();
+    private final JobFactory factory = new JobFactory(config);
+
+    private static PushRequest request(String topic, String body, Long delay, Long executeAt) {
+        return new PushRequest(null, topic, null, null, body, delay, executeAt, null, null, null, null);
+    }
+
+    private void rejects(PushRequest r, String field) {
+        rejects(r, "", field);
+    }
+
+    private void rejects(PushRequest r, String prefix, String field) {
+        assertThatThrownBy(() -> factory.create(r, NOW, prefix))
+                .isInstanceOfSatisfying(
+                        InvalidField.class, e -> assertThat(e.field()).isEqualTo(field));
+    }
+
+    @Test
+    void minimal_request_gets_the_configured_defaults() {
+        Job job = factory.create(request("t", "b", null, null), NOW, "");
+
+        assertThat(job.executeAt()).as("neither delay nor executeAt: due now").isEqualTo(NOW);
+        assertThat(job.ttr()).isEqualTo(7_000);
+        assertThat(job.maxAttempts()).isEqualTo(4);
+        assertThat(job.status()).isEqualTo(JobStatus.DELAY);
+        assertThat(job.attempts()).isZero();
+        assertThat(job.createTime()).isEqualTo(NOW);
+        assertThat(JobIds.shardOf(job.id(), 8)).isBetween(0, 7);
+        assertThat(job.id()).startsWith(JobIds.shardOf(job.id(), 8) + "-");
+    }
+
+    @Test
+    void delay_is_counted_from_now_and_execute_at_is_taken_as_is_unless_it_has_passed() {
+        assertThat(factory.create(request("t", "b", 1_500L, null), NOW, "").executeAt())
+                .isEqualTo(NOW + 1_500);
+        assertThat(factory.create(request("t", "b", null, NOW + 9L), NOW, "").executeAt())
+                .isEqualTo(NOW + 9);
+        assertThat(factory.create(request("t", "b", null, NOW - 60_000L), NOW, "")
+                        .executeAt())
+                .as("a past executeAt is due at once, and says so")
+                .isEqualTo(NOW);
+    }
+
+    @Test
+    void client_id_is_kept() {
+        assertThat(factory.create(request("t", "b", 0L, null).withId("order:42"), NOW, "")
+                        .id())
+                .isEqualTo("order:42");
+    }
+
+    @Test
+    void missing_or_malformed_fields_are_rejected_naming_them() {
+        rejects(request(null, "b", 0L, null), "topic");
+        rejects(request("", "b", 0L, null), "topic");
+        rejects(request("a b", "b", 0L, null), "topic");
+        rejects(request("x".repeat(65), "b", 0L, null), "topic");
+        rejects(request("t", null, 0L, null), "body");
+        rejects(request("t", "", 0L, null), "body");
+        rejects(request("t", "b", -1L, null), "delay");
+        rejects(request("t", "b", Duration.ofDays(1).toMillis() + 1, null), "delay");
+        rejects(request("t", "b", 1L, NOW), "delay");
+        rejects(request("t", "b", null, -1L), "executeAt");
+        rejects(request("t", "b", null, NOW + Duration.ofDays(2).toMillis()), "executeAt");
+        rejects(request("t", "b", 0L, null).withId("has space"), "id");
+        rejects(request("t", "b", 0L, null).withTtr(0), "ttr");
+        rejects(request("t", "b", 0L, null).withMaxAttempts(0), "maxAttempts");
+        rejects(request("t", "b", 0L, null).withMaxAttempts(1001), "maxAttempts");
+        rejects(new PushRequest(null, "t", "s".repeat(256), null, "b", null, null, null, null, null, null), "subtopic");
+        rejects(new PushRequest(null, "t", null, "k".repeat(256), "b", null, null, null, null, null, null), "bizKey");
+        rejects(new PushRequest(null, "t", null, null, "b", null, null, null, null, "ftp://x/y", null), "url");
+        rejects(new PushRequest(null, "t", null, null, "b", null, null, null, null, "not a url", null), "url");
+    }
+
+    @Test
+    void body_limit_counts_utf8_bytes_not_characters() {
+        String sixteenBytes = "\u00e9".repeat(8);
+        String seventeenBytes = sixteenBytes + "x";
+
+        assertThat(factory.create(request("t", sixteenBytes, 0L, null), NOW, "").body())
+                .isEqualTo(sixteenBytes);
+        assertThatThrownBy(() -> factory.create(request("t", seventeenBytes, 0L, null), NOW, ""))
+                .isInstanceOfSatisfying(
+                        InvalidField.class, e -> assertThat(e.field()).isEqualTo("body"))
+                .hasMessageContaining("17 bytes");
+        assertThat(factory.create(request("t", "\ud83d\ude00".repeat(4), 0L, null), NOW, "")
+                        .body())
+                .as("four 4-byte emoji are 16 bytes")
+                .hasSize(8);
+    }
+
+    @Test
+    void fields_of_a_batch_element_are_named_with_its_index() {
+        rejects(request("t", null, 0L, null), "[3].", "[3].body");
+        rejects(null, "[2].", "[2]");
+        rejects(null, "", "body");
+    }
+}

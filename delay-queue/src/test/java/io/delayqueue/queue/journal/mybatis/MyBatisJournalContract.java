@@ -1,0 +1,464 @@
+package io.delayqueue.queue.journal.mybatis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.delayqueue.common.DelayQueueException;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobCursor;
+import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.JournalEntry;
+import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.testing.Await;
+import io.delayqueue.queue.testing.JournalDatabase;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The journal contract of {@link MyBatisJournal}, run against a real database of each kind the service
+ * supports (subclasses): group commit, final states that stay final, history in order, keyset pages,
+ * duplicates, and a database that goes away and comes back.
+ */
+abstract class MyBatisJournalContract {
+    private static final long T0 = 1_700_000_000_000L;
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    /** Writer threads for new jobs, as the service runs by default. */
+    private static final int CREATE_WRITERS = 2;
+
+    private JournalDatabase db;
+    private MyBatisJournal journal;
+
+    abstract JournalDatabase openDatabase();
+
+    @BeforeEach
+    void setUp() {
+        db = openDatabase();
+        journal = newJournal(JournalMode.SYNC, Duration.ofMinutes(1));
+    }
+
+    @AfterEach
+    void tearDown() {
+        try {
+            if (journal != null) {
+                journal.close();
+            }
+        } finally {
+            db.close();
+        }
+    }
+
+    private MyBatisJournal newJournal(JournalMode mode, Duration commitTimeout) {
+        return new MyBatisJournal(
+                db.sessions(),
+                new MyBatisJournal.Settings(
+                        mode, Duration.ofMillis(100), 10_000, commitTimeout, 1_000_000, CREATE_WRITERS),
+                Clock.systemUTC());
+    }
+
+    private static Job job(String id, long dueAt) {
+        return new Job(
+                id, "orders", "tag", "biz-" + id, "body of " + id, dueAt, 30_000, 3, null, 5, T0, JobStatus.DELAY, 0);
+    }
+
+    private static String newId(int i) {
+        return JobIds.generate(i % 4, T0 + i);
+    }
+
+    private long count(String sql) {
+        return db.queryLong(sql);
+    }
+
+    private JobStatus statusOf(String id) {
+        return journal.find(id).orElseThrow().status();
+    }
+
+    @Test
+    void concurrentSyncPushesShareCommitsInsteadOfOneCommitEach() throws Exception {
+        int pushers = 200;
+        // Make the first commits slow (their connections wait at the gate) so that the other pushers queue up
+        // behind them, as they do behind any real commit: they must share the next commits, not get one each.
+        db.gate().hold();
+        CyclicBarrier start = new CyclicBarrier(pushers);
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Set<String>> answers = new ConcurrentLinkedQueue<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < pushers; i++) {
+            Job job = job(newId(i), T0 + 60_000);
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            start.await();
+                            answers.add(journal.recordCreated(List.of(job)));
+                        } catch (Throwable e) {
+                            failures.add(e);
+                        }
+                    },
+                    "pusher-" + i);
+            threads.add(t);
+            t.start();
+        }
+        Await.until(
+                WAIT,
+                // (one writer may have drained the queue before the other woke: then only one is held)
+                () -> db.gate().waiting() >= 1
+                        && threads.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING),
+                "every pusher waits for its commit while the first commits are held");
+        assertThat(journal.commits()).as("commits while the gate is held").isZero();
+        assertThat(answers).as("pushes answered before any commit").isEmpty();
+
+        db.gate().open();
+        for (Thread t : threads) {
+            t.join(WAIT.toMillis());
+        }
+        assertThat(failures).isEmpty();
+        assertThat(answers).hasSize(pushers).allSatisfy(existing -> assertThat(existing)
+                .isEmpty());
+        assertThat(count("SELECT COUNT(*) FROM delay_queue_job")).isEqualTo(pushers);
+        assertThat(count("SELECT COUNT(*) FROM delay_queue_job_log WHERE event = 'CREATED'"))
+                .isEqualTo(pushers);
+        System.out.printf("%s: %d concurrent sync pushes, %d commits%n", db.name(), pushers, journal.commits());
+        // each writer's held commit, then everything that queued behind them
+        assertThat(journal.commits()).as("commits for %d pushes", pushers).isLessThanOrEqualTo(2L * CREATE_WRITERS);
+    }
+
+    @Test
+    void concurrentSyncPushesReleasedTogetherCommitFarFewerTimesThanThereArePushes() throws Exception {
+        int pushers = 200;
+        CyclicBarrier start = new CyclicBarrier(pushers);
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        CountDownLatch done = new CountDownLatch(pushers);
+        for (int i = 0; i < pushers; i++) {
+            Job job = job(newId(i), T0 + 60_000);
+            Thread t = new Thread(() -> {
+                try {
+                    start.await();
+                    journal.recordCreated(List.of(job));
+                } catch (Throwable e) {
+                    failures.add(e);
+                } finally {
+                    done.countDown();
+                }
+            });
+            t.start();
+        }
+        done.await();
+        assertThat(failures).isEmpty();
+        assertThat(count("SELECT COUNT(*) FROM delay_queue_job")).isEqualTo(pushers);
+        System.out.printf("%s: %d sync pushes released together, %d commits%n", db.name(), pushers, journal.commits());
+        if (db.isMariaDb()) {
+            // a commit that waits for the disk is what pushes share; H2 in memory commits in microseconds, so
+            // there the pushes may well come one after the other
+            assertThat(journal.commits()).as("commits for %d pushes", pushers).isLessThan(pushers / 2);
+        }
+    }
+
+    @Test
+    void aFinishedOrDeletedJobStaysSoWhateverTransitionArrivesAfterIt() {
+        String finished = newId(1);
+        String deleted = newId(2);
+        journal.recordCreated(List.of(job(finished, T0 + 1000), job(deleted, T0 + 1000)));
+        journal.recordTransitionsDurably(List.of(
+                Transition.of(finished, JobEvent.RESERVED, JobStatus.DELAY, JobStatus.RESERVED, T0 + 1000, null),
+                Transition.of(finished, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, T0 + 1001, null),
+                Transition.of(deleted, JobEvent.DELETED, null, JobStatus.DELETED, T0 + 10, null)));
+        assertThat(statusOf(finished)).isEqualTo(JobStatus.FINISHED);
+        assertThat(statusOf(deleted)).isEqualTo(JobStatus.DELETED);
+
+        // late or reordered transitions (another instance, a lagged batch): status-only and full updates
+        for (String id : List.of(finished, deleted)) {
+            journal.recordTransitionsDurably(List.of(
+                    Transition.of(id, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 2000, null),
+                    Transition.of(id, JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, T0 + 2001, null)));
+            journal.recordTransitionsDurably(List.of(new Transition(
+                    id, JobEvent.RESTORED, JobStatus.DELAY, JobStatus.DELAY, T0 + 2002, 2, T0 + 5000, "restore")));
+            journal.recordTransitionsDurably(List.of(
+                    Transition.of(id, JobEvent.RESERVED, JobStatus.DELAY, JobStatus.RESERVED, T0 + 2003, null)));
+        }
+
+        Job f = journal.find(finished).orElseThrow();
+        Job d = journal.find(deleted).orElseThrow();
+        assertThat(f.status()).isEqualTo(JobStatus.FINISHED);
+        assertThat(f.attempts()).as("attempts of the finished job").isZero();
+        assertThat(f.executeAt()).as("due time of the finished job").isEqualTo(T0 + 1000);
+        assertThat(d.status()).isEqualTo(JobStatus.DELETED);
+        assertThat(d.attempts()).isZero();
+        assertThat(d.executeAt()).isEqualTo(T0 + 1000);
+        // nothing final is offered to restore
+        for (JobStatus s : List.of(JobStatus.DELAY, JobStatus.READY, JobStatus.RESERVED, JobStatus.DEAD)) {
+            assertThat(journal.page(s, JobCursor.START, Long.MAX_VALUE, 100)).isEmpty();
+        }
+    }
+
+    @Test
+    void attemptsAndDueTimeFollowTheTransitionsEvenWhenSeveralShareOneCommit() {
+        String id = newId(3);
+        journal.recordCreated(List.of(job(id, T0 + 1000)));
+        // two expired reservations in one commit count two attempts
+        journal.recordTransitionsDurably(List.of(
+                Transition.of(id, JobEvent.RESERVED, JobStatus.DELAY, JobStatus.RESERVED, T0 + 1000, null),
+                Transition.of(id, JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, T0 + 31_000, null),
+                Transition.of(id, JobEvent.RESERVED, JobStatus.DELAY, JobStatus.RESERVED, T0 + 31_000, null),
+                Transition.of(id, JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, T0 + 61_000, null)));
+        Job afterTwo = journal.find(id).orElseThrow();
+        assertThat(afterTwo.status()).isEqualTo(JobStatus.DELAY);
+        assertThat(afterTwo.attempts()).isEqualTo(2);
+        assertThat(afterTwo.executeAt()).isEqualTo(T0 + 1000);
+
+        // a retry sets attempts and due time explicitly
+        journal.recordTransitionsDurably(List.of(new Transition(
+                id, JobEvent.RETRIED, JobStatus.RESERVED, JobStatus.DELAY, T0 + 62_000, 3, T0 + 70_000, "boom")));
+        Job retried = journal.find(id).orElseThrow();
+        assertThat(retried.attempts()).isEqualTo(3);
+        assertThat(retried.executeAt()).isEqualTo(T0 + 70_000);
+        assertThat(count("SELECT version FROM delay_queue_job WHERE id = '" + id + "'"))
+                .as("version counts the updates")
+                .isPositive();
+    }
+
+    @Test
+    void historyListsEveryTransitionOldestFirstWithHostWorkerAndDetail() {
+        String id = newId(4);
+        journal.recordCreated(List.of(job(id, T0 + 1000)));
+        List<Transition> steps = List.of(
+                Transition.of(id, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 1000, null),
+                Transition.of(id, JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, T0 + 1001, null),
+                Transition.of(id, JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, T0 + 31_001, "ttr"),
+                Transition.of(id, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 31_001, null),
+                Transition.of(id, JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, T0 + 31_002, null),
+                Transition.of(id, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, T0 + 31_003, "ok"));
+        // in several commits, lagged and durable, as the engine writes them
+        journal.recordTransitions(steps.subList(0, 2));
+        journal.recordTransitionsDurably(steps.subList(2, 4));
+        journal.recordTransitions(steps.subList(4, 5));
+        journal.recordTransitionsDurably(steps.subList(5, 6));
+
+        List<JournalEntry> history = journal.history(id);
+        assertThat(history)
+                .extracting(JournalEntry::event)
+                .containsExactly(
+                        JobEvent.CREATED,
+                        JobEvent.READY,
+                        JobEvent.RESERVED,
+                        JobEvent.TTR_EXPIRED,
+                        JobEvent.READY,
+                        JobEvent.RESERVED,
+                        JobEvent.FINISHED);
+        assertThat(history.get(0).from()).isNull();
+        assertThat(history.get(0).to()).isEqualTo(JobStatus.DELAY);
+        assertThat(history.get(0).at()).isEqualTo(T0);
+        assertThat(history.get(3).from()).isEqualTo(JobStatus.RESERVED);
+        assertThat(history.get(3).to()).isEqualTo(JobStatus.DELAY);
+        assertThat(history.get(3).at()).isEqualTo(T0 + 31_001);
+        assertThat(history.get(3).detail()).isEqualTo("ttr");
+        assertThat(history.get(6).detail()).isEqualTo("ok");
+        assertThat(history).allSatisfy(e -> {
+            assertThat(e.host()).isNotBlank();
+            assertThat(e.worker()).isEqualTo(Thread.currentThread().getName());
+        });
+        assertThat(journal.history(newId(5))).as("history of an unknown job").isEmpty();
+    }
+
+    @Test
+    void pagesWalkTheJobsOfAStatusInDueOrderWithoutRepeatsOrGaps() {
+        Random random = new Random(42);
+        int jobs = 1234;
+        long before = T0 + 500;
+        List<Job> all = new ArrayList<>();
+        for (int i = 0; i < jobs; i++) {
+            // due times with many ties, so that pages must split runs of equal due times by id
+            all.add(job(newId(i), T0 + random.nextInt(600)));
+        }
+        for (int i = 0; i < all.size(); i += 500) {
+            journal.recordCreated(all.subList(i, Math.min(all.size(), i + 500)));
+        }
+        // every seventh job moves on to READY: not in the DELAY walk, in the READY one
+        List<Transition> toReady = new ArrayList<>();
+        Set<String> ready = new HashSet<>();
+        for (int i = 0; i < all.size(); i += 7) {
+            Job j = all.get(i);
+            toReady.add(Transition.of(j.id(), JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0, null));
+            ready.add(j.id());
+        }
+        journal.recordTransitionsDurably(toReady);
+
+        Comparator<Job> keyOrder = Comparator.comparingLong(Job::executeAt).thenComparing(Job::id);
+        List<String> expectedDelay = all.stream()
+                .filter(j -> !ready.contains(j.id()) && j.executeAt() < before)
+                .sorted(keyOrder)
+                .map(Job::id)
+                .toList();
+        List<String> expectedReady = all.stream()
+                .filter(j -> ready.contains(j.id()))
+                .sorted(keyOrder)
+                .map(Job::id)
+                .toList();
+
+        assertThat(walk(JobStatus.DELAY, before, 50)).containsExactlyElementsOf(expectedDelay);
+        assertThat(walk(JobStatus.READY, Long.MAX_VALUE, 13)).containsExactlyElementsOf(expectedReady);
+        assertThat(walk(JobStatus.RESERVED, Long.MAX_VALUE, 50)).isEmpty();
+        // a page that ends exactly at the end of the jobs
+        assertThat(walk(JobStatus.READY, Long.MAX_VALUE, expectedReady.size()))
+                .containsExactlyElementsOf(expectedReady);
+    }
+
+    private List<String> walk(JobStatus status, long before, int pageSize) {
+        List<String> seen = new ArrayList<>();
+        JobCursor cursor = JobCursor.START;
+        int pages = 0;
+        while (true) {
+            List<Job> page = journal.page(status, cursor, before, pageSize);
+            assertThat(page.size()).isLessThanOrEqualTo(pageSize);
+            assertThat(page).allSatisfy(j -> {
+                assertThat(j.status()).isEqualTo(status);
+                assertThat(j.executeAt()).isLessThan(before);
+            });
+            if (page.isEmpty()) {
+                break;
+            }
+            page.forEach(j -> seen.add(j.id()));
+            Job last = page.get(page.size() - 1);
+            cursor = new JobCursor(last.executeAt(), last.id());
+            assertThat(++pages).as("pages").isLessThan(10_000);
+        }
+        return seen;
+    }
+
+    @Test
+    void aDuplicateIdIsReportedAsExistingAndTheFirstRowIsKept() {
+        String id = newId(6);
+        String other = newId(7);
+        assertThat(journal.recordCreated(List.of(job(id, T0 + 1000)))).isEmpty();
+        Job impostor = new Job(
+                id, "other", null, null, "another body", T0 + 99_000, 1_000, 1, null, 0, T0 + 5, JobStatus.DELAY, 0);
+
+        Set<String> existing = journal.recordCreated(List.of(impostor, job(other, T0 + 2000)));
+
+        assertThat(existing).containsExactly(id);
+        Job kept = journal.find(id).orElseThrow();
+        assertThat(kept).isEqualTo(job(id, T0 + 1000));
+        assertThat(journal.find(other)).contains(job(other, T0 + 2000));
+        assertThat(journal.history(id)).extracting(JournalEntry::event).containsExactly(JobEvent.CREATED);
+        assertThat(count("SELECT COUNT(*) FROM delay_queue_job")).isEqualTo(2);
+    }
+
+    @Test
+    void idsThatDifferOnlyInLetterCaseAreTwoJobs() {
+        // client ids are case-sensitive in Redis; a case-insensitive column would merge them
+        Job lower = job("order-1", T0 + 1000);
+        Job upper = new Job(
+                "Order-1", "orders", null, null, "upper body", T0 + 2000, 30_000, 3, null, 0, T0, JobStatus.DELAY, 0);
+        assertThat(journal.recordCreated(List.of(lower))).isEmpty();
+        assertThat(journal.recordCreated(List.of(upper)))
+                .as("ids reported as existing")
+                .isEmpty();
+        journal.recordTransitionsDurably(
+                List.of(Transition.of("order-1", JobEvent.DELETED, null, JobStatus.DELETED, T0 + 10, null)));
+
+        assertThat(journal.find("Order-1")).contains(upper);
+        assertThat(statusOf("order-1")).isEqualTo(JobStatus.DELETED);
+        assertThat(journal.history("Order-1")).extracting(JournalEntry::event).containsExactly(JobEvent.CREATED);
+        assertThat(walk(JobStatus.DELAY, Long.MAX_VALUE, 10)).containsExactly("Order-1");
+    }
+
+    @Test
+    void deletePendingDeletesDelayAndReadyJobsLogsEachAndLeavesReservedOnes() {
+        String delay = newId(8);
+        String readyJob = newId(9);
+        String reserved = newId(10);
+        String finished = newId(11);
+        journal.recordCreated(List.of(job(delay, T0), job(readyJob, T0), job(reserved, T0), job(finished, T0)));
+        journal.recordTransitionsDurably(List.of(
+                Transition.of(readyJob, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0, null),
+                Transition.of(reserved, JobEvent.RESERVED, JobStatus.DELAY, JobStatus.RESERVED, T0, null),
+                Transition.of(finished, JobEvent.RESERVED, JobStatus.DELAY, JobStatus.RESERVED, T0, null),
+                Transition.of(finished, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, T0, null)));
+
+        assertThat(journal.deletePending(T0 + 1, "clearAll")).isEqualTo(2);
+
+        assertThat(statusOf(delay)).isEqualTo(JobStatus.DELETED);
+        assertThat(statusOf(readyJob)).isEqualTo(JobStatus.DELETED);
+        assertThat(statusOf(reserved)).isEqualTo(JobStatus.RESERVED);
+        assertThat(statusOf(finished)).isEqualTo(JobStatus.FINISHED);
+        JournalEntry last =
+                journal.history(readyJob).get(journal.history(readyJob).size() - 1);
+        assertThat(last.event()).isEqualTo(JobEvent.DELETED);
+        assertThat(last.from()).isEqualTo(JobStatus.READY);
+        assertThat(last.detail()).isEqualTo("clearAll");
+        assertThat(journal.deletePending(T0 + 2, "again")).as("a second clear").isZero();
+    }
+
+    @Test
+    void whileTheDatabaseRefusesConnectionsSyncWritesFailAsUnavailableAndLaggedOnesArriveWhenItIsBack() {
+        String before = newId(12);
+        journal.recordCreated(List.of(job(before, T0 + 1000)));
+
+        db.gate().refuse();
+        String refused = newId(13);
+        assertThatThrownBy(() -> journal.recordCreated(List.of(job(refused, T0 + 1000))))
+                .isInstanceOf(DelayQueueException.Unavailable.class)
+                .hasMessageContaining("journal");
+        assertThatThrownBy(() -> journal.recordTransitionsDurably(
+                        List.of(Transition.of(before, JobEvent.DELETED, null, JobStatus.DELETED, T0 + 5, null))))
+                .isInstanceOf(DelayQueueException.Unavailable.class);
+        // a lagged transition is kept and retried
+        int refusedSoFar = db.gate().refused();
+        journal.recordTransitions(
+                List.of(Transition.of(before, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 1000, null)));
+        Await.until(
+                WAIT, () -> db.gate().refused() >= refusedSoFar + 2, "the writer tried the lagged transition again");
+
+        db.gate().open();
+        Await.until(WAIT, () -> statusOf(before) == JobStatus.READY, "the lagged READY reached the database");
+        assertThat(journal.find(refused)).as("the refused push").isEmpty();
+        // and sync writes work again by themselves
+        String after = newId(14);
+        assertThat(journal.recordCreated(List.of(job(after, T0 + 1000)))).isEmpty();
+        assertThat(journal.find(after)).isPresent();
+    }
+
+    @Test
+    void closingTheJournalWritesTheTransitionsStillWaiting() {
+        String id = newId(15);
+        journal.recordCreated(List.of(job(id, T0 + 1000)));
+        db.gate().hold();
+        journal.recordTransitions(IntStream.range(0, 3)
+                .mapToObj(i -> Transition.of(id, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + i, null))
+                .toList());
+        Await.until(WAIT, () -> db.gate().waiting() == 1, "the writer waits for a connection");
+        journal.recordTransitions(
+                List.of(Transition.of(id, JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, T0 + 5, null)));
+        Thread closer = new Thread(journal::close);
+        closer.start();
+        db.gate().open();
+        try {
+            closer.join(WAIT.toMillis());
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        assertThat(closer.isAlive()).as("close() still running").isFalse();
+        assertThat(db.queryString("SELECT status FROM delay_queue_job WHERE id = '" + id + "'"))
+                .isEqualTo("RESERVED");
+        assertThat(count("SELECT COUNT(*) FROM delay_queue_job_log WHERE job_id = '" + id + "'"))
+                .isEqualTo(5);
+        assertThatThrownBy(() -> journal.recordCreated(List.of(job(newId(16), T0))))
+                .isInstanceOf(DelayQueueException.Unavailable.class)
+                .hasMessageContaining("closing");
+        journal = null;
+    }
+}

@@ -1,0 +1,165 @@
+package io.delayqueue.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.Await;
+import io.delayqueue.e2e.support.ServiceProcess;
+import io.delayqueue.e2e.support.TestDatabase;
+import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.queue.engine.EngineConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import redis.clients.jedis.Jedis;
+
+/**
+ * A service JVM killed with {@code kill -9} while 5,000 jobs are in flight, then started again: every job
+ * is delivered (duplicates allowed, and counted; losses not). Between the two runs the keys of half the
+ * shards are wiped, so that both ways back are taken: jobs of the kept shards come back from Redis (sends
+ * the dead JVM had not confirmed return after the dispatch timeout), jobs of the wiped shards from the
+ * MariaDB journal ({@code delay.journal.restore-on-start=true}).
+ */
+@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+class KillNineTest {
+    static final String PREFIX = TestRedis.uniquePrefix("kill9");
+    static final String DATABASE = TestDatabase.uniqueName("kill9");
+    private static final int JOBS = 5_000;
+    private static final int SHARDS = EngineConfig.DEFAULT_SHARDS;
+    private static final Duration START = Duration.ofMinutes(3);
+
+    @BeforeAll
+    static void createDatabase() {
+        TestDatabase.create(DATABASE);
+    }
+
+    private static List<String> serviceArgs() {
+        return List.of(
+                "--delay.redis.uri=" + TestRedis.URI,
+                "--delay.redis.prefix=" + PREFIX,
+                "--delay.shards=" + SHARDS,
+                "--spring.datasource.url=" + TestDatabase.jdbcUrl(DATABASE),
+                "--spring.datasource.username=" + TestDatabase.USER,
+                "--spring.datasource.password=" + TestDatabase.PASSWORD,
+                "--delay.journal.mode=sync",
+                "--delay.journal.restore-on-start=true",
+                "--delay.dispatch.default=console",
+                "--delay.dispatch.timeout=2s",
+                "--logging.level.root=warn",
+                "--logging.level.io.delayqueue=info");
+    }
+
+    @Test
+    void everyJobIsDeliveredAfterTheServiceIsKilledWithKill9MidFlightAndStartedAgain() throws Exception {
+        Map<String, Integer> printed = ServiceProcess.newCounts();
+        List<String> ids = new ArrayList<>();
+        int deliveredBeforeKill;
+        try (ServiceProcess first = ServiceProcess.start("kill9-first", serviceArgs(), printed)) {
+            first.awaitUp(START);
+            Api api = first.api();
+            Random random = new Random();
+            List<CompletableFuture<Api.Response>> batches = new ArrayList<>();
+            for (int b = 0; b < JOBS / 1000; b++) {
+                List<Map<String, Object>> batch = new ArrayList<>();
+                for (int i = 0; i < 1000; i++) {
+                    Map<String, Object> job = new LinkedHashMap<>();
+                    job.put("topic", "e2e.kill9");
+                    job.put("body", "job " + (b * 1000 + i));
+                    job.put("delay", 1_000L + random.nextInt(5_001));
+                    batch.add(job);
+                }
+                batches.add(api.sendAsync("POST", "/push/batch", Api.toJson(batch)));
+            }
+            for (CompletableFuture<Api.Response> f : batches) {
+                Api.Response r = f.join();
+                assertThat(r.status()).as("batch push: %s", r).isEqualTo(200);
+                r.data().forEach(id -> ids.add(id.asText()));
+            }
+            assertThat(new HashSet<>(ids)).hasSize(JOBS);
+            Await.until(
+                    Duration.ofSeconds(60),
+                    "a fifth of the jobs is delivered",
+                    () -> printed.size() >= JOBS / 5,
+                    () -> printed.size() + " delivered\n" + first.tail());
+            first.kill();
+            deliveredBeforeKill = printed.size();
+        }
+        assertThat(deliveredBeforeKill).as("delivered when killed").isLessThan(JOBS);
+
+        int wiped = wipeHalfTheShards();
+        System.out.printf(
+                "KillNineTest: killed with %d of %d jobs delivered; wiped %d keys of shards 0-%d%n",
+                deliveredBeforeKill, JOBS, wiped, SHARDS / 2 - 1);
+
+        try (ServiceProcess second = ServiceProcess.start("kill9-second", serviceArgs(), printed)) {
+            second.awaitUp(START);
+            Await.until(
+                    Duration.ofSeconds(90),
+                    "every job is delivered after the restart",
+                    () -> printed.keySet().containsAll(ids),
+                    () -> missing(ids, printed).size() + " missing, e.g. "
+                            + missing(ids, printed).stream().limit(5).toList() + "\n" + second.tail());
+            Set<String> unknown = new HashSet<>(printed.keySet());
+            ids.forEach(unknown::remove);
+            assertThat(unknown).as("printed jobs nobody pushed").isEmpty();
+
+            int duplicates = printed.values().stream().mapToInt(c -> c - 1).sum();
+            long jobsTwice = printed.values().stream().filter(c -> c > 1).count();
+            System.out.printf(
+                    "KillNineTest: %d jobs, %d delivered before kill -9, all delivered after the restart;"
+                            + " %d duplicate deliveries (%d jobs more than once); restore at start: %s%n",
+                    JOBS, deliveredBeforeKill, duplicates, jobsTwice, second.restoreLines());
+            assertThat(missing(ids, printed)).as("lost jobs").isEmpty();
+            long restored = restoredAtStart(second.restoreLines());
+            assertThat(restored)
+                    .as("jobs the restarted service restored from the journal (wiped shards)")
+                    .isPositive();
+        }
+    }
+
+    /** Unlinks every key of shards 0 .. SHARDS/2-1; returns how many. */
+    private static int wipeHalfTheShards() {
+        List<String> doomed = new ArrayList<>();
+        for (String key : TestRedis.keys(PREFIX)) {
+            for (int s = 0; s < SHARDS / 2; s++) {
+                if (key.startsWith("{" + PREFIX + ":" + s + "}")) {
+                    doomed.add(key);
+                }
+            }
+        }
+        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+            if (!doomed.isEmpty()) {
+                jedis.unlink(doomed.toArray(String[]::new));
+            }
+        }
+        return doomed.size();
+    }
+
+    private static Set<String> missing(List<String> ids, Map<String, Integer> printed) {
+        Set<String> missing = new HashSet<>(ids);
+        missing.removeAll(printed.keySet());
+        return missing;
+    }
+
+    private static long restoredAtStart(List<String> lines) {
+        Pattern p = Pattern.compile("restored=(\\d+)");
+        for (String line : lines) {
+            Matcher m = p.matcher(line);
+            if (m.find()) {
+                return Long.parseLong(m.group(1));
+            }
+        }
+        throw new AssertionError("the restarted service logged no restore at start-up: " + lines);
+    }
+}

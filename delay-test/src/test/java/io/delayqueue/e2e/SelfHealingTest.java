@@ -1,0 +1,261 @@
+package io.delayqueue.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.core.DelayQueueApplication;
+import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.Await;
+import io.delayqueue.e2e.support.RecordingDispatcher;
+import io.delayqueue.e2e.support.RecordingDispatcher.Delivery;
+import io.delayqueue.e2e.support.RecordingDispatcherConfig;
+import io.delayqueue.e2e.support.TcpProxy;
+import io.delayqueue.e2e.support.TestDatabase;
+import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.queue.engine.EngineConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The service heals by itself: the reconciler puts back a job that Redis lost behind its back, and when
+ * MariaDB becomes unreachable pushes are refused with 503 (never accepted without their row) until it is
+ * back. The service reaches MariaDB through a {@link TcpProxy} the test can cut.
+ */
+@ExtendWith({TestDatabase.Cleanup.class, TcpProxy.Cleanup.class, TestRedis.Cleanup.class})
+@SpringBootTest(
+        classes = DelayQueueApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "delay.dispatch.default=" + RecordingDispatcher.NAME,
+            "delay.journal.reconcile-interval=200ms",
+            "delay.journal.reconcile-grace=500ms",
+            "delay.journal.commit-timeout=2s",
+            "spring.datasource.hikari.connection-timeout=1000",
+            "spring.datasource.hikari.validation-timeout=500"
+        })
+@Import(RecordingDispatcherConfig.class)
+@DirtiesContext
+class SelfHealingTest {
+    static final String PREFIX = TestRedis.uniquePrefix("heal");
+    static final String DATABASE = TestDatabase.uniqueName("heal");
+    static final TcpProxy PROXY = new TcpProxy(TestDatabase.HOST, TestDatabase.PORT);
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final long GRACE_MS = 500;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        TestRedis.register(registry, PREFIX);
+        TestDatabase.register(registry, DATABASE, PROXY.port());
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    RecordingDispatcher recorder;
+
+    @Autowired
+    EngineConfig engineConfig;
+
+    @AfterEach
+    void reconnect() {
+        PROXY.restore();
+    }
+
+    @Test
+    void theReconcilerBringsBackAJobRemovedFromRedisBehindTheServicesBack() {
+        Api api = new Api(port);
+        Api.Response pushed = api.postJson("/push", job("e2e.heal", "lost and found", 2_000));
+        assertThat(pushed.status()).as("push: %s", pushed).isEqualTo(200);
+        String id = pushed.data().asText();
+        long executeAt =
+                api.get("/jobs/" + id).data().path("job").path("executeAt").asLong();
+        String tag = "{" + PREFIX + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}";
+        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+            long removedFromPool = jedis.hdel(tag + ":pool", id);
+            long removedFromBucket = jedis.zrem(tag + ":bucket", id);
+            assertThat(removedFromPool + removedFromBucket)
+                    .as(
+                            "job removed from Redis before it was due (pool %s, bucket %s)",
+                            removedFromPool, removedFromBucket)
+                    .isEqualTo(2);
+        }
+        assertThat(recorder.deliveriesOf(Set.of(id)))
+                .as("delivered before it was removed")
+                .isEmpty();
+
+        Await.until(WAIT, "the job removed from Redis is delivered", () -> !recorder.deliveriesOf(Set.of(id))
+                .isEmpty());
+        Delivery delivery = recorder.deliveriesOf(Set.of(id)).get(0);
+        assertThat(delivery.wallMs())
+                .as("delivered at, relative to due time %s + grace", executeAt)
+                .isGreaterThanOrEqualTo(executeAt + GRACE_MS);
+        Await.until(WAIT, "the restored job is FINISHED in the journal", () -> RestoreTest.events(api, id)
+                .contains("FINISHED"));
+        List<JsonNode> history = RestoreTest.history(api, id);
+        RestoreTest.assertRestoredHistory(RestoreTest.eventsOf(history), 1, "CREATED", "RESERVED", "FINISHED");
+        assertThat(history.stream().filter(e -> e.path("event").asText().equals("RESTORED")))
+                .singleElement()
+                .satisfies(e -> assertThat(e.path("detail").asText()).contains("reconciler"));
+        assertThat(recorder.deliveriesOf(Set.of(id))).as("deliveries").hasSize(1);
+    }
+
+    /** What one push got. */
+    private record Outcome(String id, int status, String message) {}
+
+    @Test
+    void whileMariaDbIsUnreachablePushesGet503AndNoJobReachesRedisWithoutItsRowThenPushesWorkAgainByThemselves()
+            throws Exception {
+        Api api = new Api(port);
+        String topic = "e2e.outage";
+        ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger okBeforeCut = new AtomicInteger();
+        AtomicInteger unavailableAfterCut = new AtomicInteger();
+        List<Thread> pushers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int thread = t;
+            Thread pusher = new Thread(() -> {
+                for (int n = 0; !stop.get(); n++) {
+                    String id = "outage-" + thread + "-" + n;
+                    boolean cutBefore = PROXY.isCut();
+                    Api.Response r;
+                    try {
+                        r = api.postJson("/push", withId(job(topic, "body " + id, 3_600_000), id));
+                    } catch (RuntimeException e) {
+                        outcomes.add(new Outcome(id, -1, e.toString()));
+                        continue;
+                    }
+                    outcomes.add(new Outcome(id, r.status(), r.message()));
+                    if (r.status() == 200 && !cutBefore) {
+                        okBeforeCut.incrementAndGet();
+                    }
+                    if (r.status() == 503 && cutBefore) {
+                        unavailableAfterCut.incrementAndGet();
+                    }
+                }
+            });
+            pushers.add(pusher);
+            pusher.start();
+        }
+        try {
+            Await.until(WAIT, "100 pushes succeeded", () -> okBeforeCut.get() >= 100, okBeforeCut::get);
+            PROXY.cut();
+            Await.until(
+                    WAIT,
+                    "pushes are answered 503 while MariaDB is unreachable",
+                    () -> unavailableAfterCut.get() >= 12,
+                    () -> outcomes.size() + " outcomes, " + unavailableAfterCut.get() + " 503 after the cut");
+        } finally {
+            stop.set(true);
+            for (Thread pusher : pushers) {
+                pusher.join(WAIT.toMillis());
+            }
+        }
+
+        // still cut: look at what was accepted, straight in Redis and in MariaDB (not through the proxy)
+        List<Outcome> all = new ArrayList<>(outcomes);
+        Map<Integer, Integer> byStatus = new LinkedHashMap<>();
+        all.forEach(o -> byStatus.merge(o.status(), 1, Integer::sum));
+        System.out.println("SelfHealingTest: push outcomes by status " + byStatus + ", e.g. 503: "
+                + all.stream()
+                        .filter(o -> o.status() == 503)
+                        .findFirst()
+                        .map(Outcome::message)
+                        .orElse("-"));
+        assertThat(all).as("answers other than 200 and 503").allSatisfy(o -> assertThat(o.status())
+                .isIn(200, 503));
+        assertThat(all.stream().filter(o -> o.status() == 503))
+                .as("503 messages")
+                .allSatisfy(o -> assertThat(o.message()).contains("journal"));
+
+        Set<String> inRedis = idsInRedis();
+        Set<String> rows = new HashSet<>(TestDatabase.queryStrings(DATABASE, "SELECT id FROM delay_queue_job"));
+        Set<String> accepted = new HashSet<>();
+        Set<String> refused = new HashSet<>();
+        for (Outcome o : all) {
+            (o.status() == 200 ? accepted : refused).add(o.id());
+        }
+        Set<String> redisWithoutRow = new HashSet<>(inRedis);
+        redisWithoutRow.removeAll(rows);
+        assertThat(redisWithoutRow)
+                .as("jobs in Redis without their journal row")
+                .isEmpty();
+        assertThat(inRedis).as("accepted jobs in Redis").containsAll(accepted);
+        assertThat(rows).as("accepted jobs journaled").containsAll(accepted);
+        Set<String> refusedInRedis = new HashSet<>(refused);
+        refusedInRedis.retainAll(inRedis);
+        assertThat(refusedInRedis).as("refused pushes that reached Redis").isEmpty();
+
+        // MariaDB back: pushes succeed again without anyone restarting anything
+        PROXY.restore();
+        String[] recovered = new String[1];
+        AtomicInteger attempt = new AtomicInteger();
+        Await.until(WAIT, "a push succeeds once MariaDB is reachable again", () -> {
+            String id = "recovered-" + attempt.incrementAndGet();
+            Api.Response r = api.postJson("/push", withId(job(topic, "after", 3_600_000), id));
+            if (r.status() == 200) {
+                recovered[0] = id;
+                return true;
+            }
+            assertThat(r.status()).as("push while reconnecting: %s", r).isEqualTo(503);
+            return false;
+        });
+        assertThat(TestDatabase.queryLong(
+                        DATABASE, "SELECT COUNT(*) FROM delay_queue_job WHERE id = '" + recovered[0] + "'"))
+                .isEqualTo(1);
+        assertThat(idsInRedis()).contains(recovered[0]);
+        List<Outcome> more = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            String id = "after-" + i;
+            Api.Response r = api.postJson("/push", withId(job(topic, "after", 3_600_000), id));
+            more.add(new Outcome(id, r.status(), r.message()));
+        }
+        assertThat(more).as("pushes after the recovery").allSatisfy(o -> assertThat(o.status())
+                .isEqualTo(200));
+    }
+
+    private Set<String> idsInRedis() {
+        Set<String> ids = new HashSet<>();
+        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+            for (int s = 0; s < engineConfig.shards(); s++) {
+                ids.addAll(jedis.hkeys("{" + PREFIX + ":" + s + "}:pool"));
+            }
+        }
+        return ids;
+    }
+
+    private static Map<String, Object> job(String topic, String body, long delayMs) {
+        Map<String, Object> job = new LinkedHashMap<>();
+        job.put("topic", topic);
+        job.put("body", body);
+        job.put("delay", delayMs);
+        return job;
+    }
+
+    private static Map<String, Object> withId(Map<String, Object> job, String id) {
+        Map<String, Object> copy = new LinkedHashMap<>(job);
+        copy.put("id", id);
+        return copy;
+    }
+}

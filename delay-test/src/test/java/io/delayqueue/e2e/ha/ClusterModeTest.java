@@ -1,0 +1,166 @@
+package io.delayqueue.e2e.ha;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayqueue.common.JobIds;
+import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.Await;
+import io.delayqueue.e2e.support.Cluster;
+import io.delayqueue.e2e.support.HaServiceProcess;
+import io.delayqueue.e2e.support.Jobs;
+import io.delayqueue.e2e.support.TestJournal;
+import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.TestZooKeeper;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three service JVMs in {@code cluster} mode on a real ZooKeeper and the machine's Redis: the shards are
+ * divided among them, 10,000 jobs are delivered once each while membership is stable, and when one instance
+ * stops its shards move to the other two, which deliver its pending jobs. Deliveries are read from each
+ * JVM's console dispatcher output.
+ */
+class ClusterModeTest {
+    private static final String PREFIX = TestRedis.uniquePrefix("ha-cluster");
+    private static final int SHARDS = 8;
+    private static final int JOBS = 10_000;
+    private static final int PENDING_JOBS = 2_000;
+
+    private static TestingServer zookeeper;
+    private static TestJournal journal;
+    private static final List<HaServiceProcess> instances = new ArrayList<>();
+
+    @BeforeAll
+    static void startZooKeeper() throws Exception {
+        zookeeper = TestZooKeeper.start();
+        journal = new TestJournal("ha_cluster");
+    }
+
+    @AfterAll
+    static void stopEverything() throws Exception {
+        try {
+            instances.forEach(HaServiceProcess::close);
+        } finally {
+            zookeeper.close();
+            journal.close();
+            TestRedis.deleteKeys(PREFIX);
+        }
+    }
+
+    /** A cluster instance on the machine's Redis under {@code prefix}, with the journal of the test. */
+    static List<String> clusterArgs(String name, String prefix, String zookeeperConnect, TestJournal journal) {
+        List<String> args = new ArrayList<>(journal.serviceArgs());
+        args.addAll(List.of(
+                "--delay.redis.uri=" + TestRedis.URI,
+                "--delay.redis.prefix=" + prefix,
+                "--delay.shards=" + SHARDS,
+                "--delay.ha.mode=cluster",
+                "--delay.ha.instance-id=" + name,
+                "--delay.zk.connect=" + zookeeperConnect,
+                "--delay.zk.session-timeout=3s",
+                "--delay.zk.connection-timeout=3s"));
+        return args;
+    }
+
+    @Test
+    void three_instances_deliver_every_job_once_and_the_shards_of_one_that_stops_move_to_the_others() {
+        for (String name : List.of("c-a", "c-b", "c-c")) {
+            instances.add(
+                    HaServiceProcess.start(name, clusterArgs(name, PREFIX, zookeeper.getConnectString(), journal)));
+        }
+        instances.forEach(p -> p.awaitReady(Duration.ofSeconds(120)));
+        Await.until(
+                Duration.ofSeconds(30),
+                "the shards are divided among the three",
+                () -> Cluster.shardsDivided(instances, SHARDS),
+                () -> Cluster.ownership(instances));
+        Map<String, List<Integer>> ownership = Cluster.ownership(instances);
+        assertThat(ownership.values()).allSatisfy(shards -> assertThat(shards).hasSizeBetween(2, 3));
+        assertThat(instances).allSatisfy(p -> assertThat(p.role()).isEqualTo("member"));
+        List<Api> apis = instances.stream().map(HaServiceProcess::api).toList();
+
+        // stable membership: 10,000 jobs due over five seconds, pushed through all three
+        long firstDue = System.currentTimeMillis() + 2_000;
+        Set<String> stable = new HashSet<>(Jobs.push(apis, "cluster", JOBS, i -> firstDue + 5_000L * i / JOBS));
+        Await.until(
+                Duration.ofSeconds(60),
+                "every job was delivered",
+                () -> Cluster.allDelivered(stable, instances, 0),
+                () -> "missing " + Cluster.missing(stable, instances).size());
+        List<HaServiceProcess.Delivery> stableDeliveries = Cluster.deliveriesOf(stable, instances);
+        Map<String, Long> byInstance = stableDeliveries.stream()
+                .collect(Collectors.groupingBy(HaServiceProcess.Delivery::instance, Collectors.counting()));
+        System.out.printf(
+                "HA cluster, stable: %d jobs, %d deliveries, %d duplicates, by instance %s, shards %s%n",
+                JOBS, stableDeliveries.size(), Cluster.duplicates(stableDeliveries), byInstance, ownership);
+        assertThat(Cluster.duplicates(stableDeliveries))
+                .as("duplicates while membership is stable")
+                .isZero();
+        assertThat(byInstance).as("every instance delivers its share").hasSize(3);
+        for (HaServiceProcess.Delivery d : stableDeliveries) {
+            assertThat(ownership.get(d.instance()))
+                    .as("%s delivered %s from a shard it does not own", d.instance(), d.id())
+                    .contains(JobIds.shardOf(d.id(), SHARDS));
+        }
+
+        // membership changes: jobs pending in every shard, then one instance stops
+        HaServiceProcess leaving = instances.get(2);
+        List<Integer> leavingShards = ownership.get(leaving.name());
+        int beforePending = Cluster.deliveryCount(instances);
+        long pendingDue = System.currentTimeMillis() + 6_000;
+        Set<String> pending = new HashSet<>(
+                Jobs.push(apis.subList(0, 2), "cluster", PENDING_JOBS, i -> pendingDue + 2_000L * i / PENDING_JOBS));
+        Set<String> pendingOfLeaving = pending.stream()
+                .filter(id -> leavingShards.contains(JobIds.shardOf(id, SHARDS)))
+                .collect(Collectors.toSet());
+        assertThat(pendingOfLeaving)
+                .as("jobs pending in the leaving instance's shards")
+                .isNotEmpty();
+        leaving.stop();
+        List<HaServiceProcess> staying = instances.subList(0, 2);
+        Await.until(
+                Duration.ofSeconds(30),
+                "the shards are divided among the two left",
+                () -> Cluster.shardsDivided(staying, SHARDS),
+                () -> Cluster.ownership(staying));
+
+        Await.until(
+                Duration.ofSeconds(60),
+                "every pending job was delivered",
+                () -> Cluster.allDelivered(pending, instances, beforePending),
+                () -> "missing " + Cluster.missing(pending, instances).size());
+        List<HaServiceProcess.Delivery> pendingDeliveries = Cluster.deliveriesOf(pending, instances);
+        long ofLeavingByOthers = Cluster.deliveriesOf(pendingOfLeaving, staying).stream()
+                .map(HaServiceProcess.Delivery::id)
+                .distinct()
+                .count();
+        System.out.printf(
+                "HA cluster, %s stopped: %d pending jobs (%d in its shards %s, %d of them delivered by the others), "
+                        + "%d deliveries, %d duplicates, shards now %s%n",
+                leaving.name(),
+                PENDING_JOBS,
+                pendingOfLeaving.size(),
+                leavingShards,
+                ofLeavingByOthers,
+                pendingDeliveries.size(),
+                Cluster.duplicates(pendingDeliveries),
+                Cluster.ownership(staying));
+        assertThat(ofLeavingByOthers)
+                .as("pending jobs of the stopped instance's shards delivered by the others")
+                .isPositive();
+        Await.until(
+                Duration.ofSeconds(30),
+                "every job is FINISHED",
+                () -> staying.get(0).api().countOf("FINISHED") == JOBS + PENDING_JOBS,
+                () -> staying.get(0).api().get("/stats").data().path("byStatus"));
+    }
+}

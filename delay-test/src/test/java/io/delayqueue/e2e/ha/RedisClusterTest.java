@@ -1,0 +1,164 @@
+package io.delayqueue.e2e.ha;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.delayqueue.core.DelayQueueApplication;
+import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.Await;
+import io.delayqueue.e2e.support.ClosesStaticFixtures;
+import io.delayqueue.e2e.support.RecordingDispatcher;
+import io.delayqueue.e2e.support.RecordingDispatcherConfig;
+import io.delayqueue.e2e.support.RedisClusterFixture;
+import io.delayqueue.e2e.support.RedisServerProcess;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The service on a Redis Cluster of three masters that the test starts (Debian's redis-server on loopback
+ * ports), through {@code delay.redis.cluster.nodes}: the whole path of a job (push, due, dispatch, pull,
+ * finish, delete, TTR expiry) runs against {@link JedisCluster}, whose every script call is routed by the
+ * slot of the shard's hash tag. The cluster is new for this class, so the default key prefix is used.
+ */
+@ExtendWith(ClosesStaticFixtures.class)
+@SpringBootTest(
+        classes = DelayQueueApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "delay.dispatch.default=" + RecordingDispatcher.NAME,
+            "delay.dispatch.topics.cluster-pull=pull",
+            // a journal of this class's own (in memory), gone with its context
+            "spring.datasource.url=jdbc:h2:mem:ha-redis-cluster;MODE=MySQL;DATABASE_TO_LOWER=TRUE;CASE_INSENSITIVE_IDENTIFIERS=TRUE"
+        })
+@Import(RecordingDispatcherConfig.class)
+@DirtiesContext
+class RedisClusterTest {
+    private static final String PULL = "cluster-pull";
+    private static RedisClusterFixture cluster;
+
+    @DynamicPropertySource
+    static void redisCluster(DynamicPropertyRegistry registry) {
+        cluster = new RedisClusterFixture(3);
+        registry.add("delay.redis.cluster.nodes", cluster::nodes);
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    RecordingDispatcher recorder;
+
+    @Autowired
+    UnifiedJedis redis;
+
+    @Test
+    void the_service_talks_to_the_cluster_and_spreads_its_shards_over_the_masters() {
+        Api api = new Api(port);
+        for (int i = 0; i < 200; i++) {
+            assertThat(api.postJson("/push", Map.of("topic", "spread", "body", "b" + i, "delay", 60_000))
+                            .status())
+                    .isEqualTo(200);
+        }
+
+        assertThat(redis).isInstanceOf(JedisCluster.class);
+        int mastersWithKeys = 0;
+        for (RedisServerProcess node : cluster.servers()) {
+            try (Jedis jedis = node.connect()) {
+                mastersWithKeys += jedis.dbSize() > 0 ? 1 : 0;
+            }
+        }
+        assertThat(mastersWithKeys).as("masters holding shards").isGreaterThanOrEqualTo(2);
+        Api.Response health = api.get("/actuator/health");
+        assertThat(health.status()).as("health: %s", health).isEqualTo(200);
+        Api.Response stats = api.get("/stats");
+        assertThat(stats.status()).isEqualTo(200);
+        assertThat(stats.data().path("byStatus").path("DELAY").asLong()).isEqualTo(200);
+        assertThat(stats.data().path("role").asText()).isEqualTo("standalone");
+    }
+
+    @Test
+    void pushed_jobs_are_dispatched_once_at_their_due_time_and_finished() {
+        Api api = new Api(port);
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < 300; i++) {
+            Api.Response r = api.postJson("/push", Map.of("topic", "due", "body", "d" + i, "delay", i * 5));
+            assertThat(r.status()).as("push: %s", r).isEqualTo(200);
+            ids.add(r.data().asText());
+        }
+
+        Await.until(
+                Duration.ofSeconds(30),
+                "every job was dispatched",
+                () -> recorder.deliveriesOf(ids).size() >= ids.size());
+        List<RecordingDispatcher.Delivery> deliveries = recorder.deliveriesOf(ids);
+        assertThat(RecordingDispatcher.countById(deliveries).values()).containsOnly(1);
+        assertThat(deliveries).allSatisfy(d -> assertThat(d.wallMs()).isGreaterThanOrEqualTo(d.executeAt()));
+        for (String id : ids.stream().limit(20).toList()) {
+            Await.until(Duration.ofSeconds(10), id + " is FINISHED", () -> status(api, id)
+                    .equals("FINISHED"));
+        }
+    }
+
+    @Test
+    void a_pull_consumer_reserves_finishes_and_gets_an_unfinished_job_back_after_its_ttr() {
+        Api api = new Api(port);
+        String done = api.postJson("/push", Map.of("topic", PULL, "body", "finish me", "delay", 300))
+                .data()
+                .asText();
+        JsonNode first = api.get("/get/" + PULL + "?timeout=10000").data();
+        assertThat(first.path("id").asText()).isEqualTo(done);
+        assertThat(api.post("/jobs/" + done + "/finish", null).status()).isEqualTo(200);
+        assertThat(status(api, done)).isEqualTo("FINISHED");
+
+        String again = api.postJson("/push", Map.of("topic", PULL, "body", "forget me", "ttr", 500))
+                .data()
+                .asText();
+        JsonNode reserved = api.get("/get/" + PULL + "?timeout=10000").data();
+        assertThat(reserved.path("id").asText()).isEqualTo(again);
+        assertThat(reserved.path("attempts").asInt()).isZero();
+        JsonNode back = api.get("/get/" + PULL + "?timeout=10000").data();
+        assertThat(back.path("id").asText())
+                .as("the job came back after its ttr")
+                .isEqualTo(again);
+        assertThat(back.path("attempts").asInt()).isEqualTo(1);
+        assertThat(api.get("/finish?jobId=" + again).status()).isEqualTo(200);
+    }
+
+    @Test
+    void a_deleted_job_is_never_dispatched() {
+        Api api = new Api(port);
+        String id = api.postJson("/push", Map.of("topic", "gone", "body", "cancel me", "delay", 1_000))
+                .data()
+                .asText();
+        assertThat(api.delete("/jobs/" + id).status()).isEqualTo(200);
+        String marker = api.postJson("/push", Map.of("topic", "gone", "body", "after it", "delay", 1_500))
+                .data()
+                .asText();
+
+        Await.until(
+                Duration.ofSeconds(30),
+                "a job due after the deleted one was dispatched",
+                () -> !recorder.deliveriesOf(Set.of(marker)).isEmpty());
+        assertThat(recorder.deliveriesOf(Set.of(id))).isEmpty();
+        assertThat(status(api, id)).isEqualTo("DELETED");
+    }
+
+    private static String status(Api api, String id) {
+        return api.get("/jobs/" + id).data().path("status").asText();
+    }
+}

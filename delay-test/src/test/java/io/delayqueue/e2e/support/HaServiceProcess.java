@@ -1,0 +1,223 @@
+package io.delayqueue.e2e.support;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The service as a separate JVM for the HA tests, which need each delivery's arrival time and instance
+ * ({@link ServiceProcess} counts deliveries by id): {@code java -jar delay-core-exec.jar
+ * --server.port=<free> <args>}, the jar
+ * that {@code mvn package} builds in delay-core (so run these tests with {@code verify}). Its standard
+ * output is read on a thread of its own: each line the console dispatcher prints (the job as JSON) is a
+ * delivery, recorded with the wall-clock time it arrived; every other line goes to
+ * {@code target/service-logs/<name>.log}.
+ *
+ * <p>{@link #kill()} is {@code kill -9} (SIGKILL, no shutdown hook runs), {@link #stop()} a graceful
+ * SIGTERM. Close it in a {@code finally} or {@code @AfterAll}: it kills what is still running.
+ */
+public final class HaServiceProcess implements AutoCloseable {
+    /** One job printed by the console dispatcher. */
+    public record Delivery(String id, String instance, long wallMs) {}
+
+    private static final String ID_FIELD = "\"id\":\"";
+
+    private final String name;
+    private final int port;
+    private final Process process;
+    private final Thread reader;
+    private final Api api;
+    private final ConcurrentLinkedQueue<Delivery> deliveries = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger deliveryCount = new AtomicInteger();
+
+    private HaServiceProcess(String name, int port, Process process, Path log) {
+        this.name = name;
+        this.port = port;
+        this.process = process;
+        this.api = new Api(port);
+        this.reader = new Thread(() -> readOutput(log), "output-of-" + name);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** The runnable jar built by delay-core's {@code package} phase. */
+    public static Path execJar() {
+        Path base = Paths.get(System.getProperty("basedir", System.getProperty("user.dir")));
+        Path jar = base.resolveSibling("delay-core")
+                .resolve("target")
+                .resolve("delay-core-exec.jar")
+                .toAbsolutePath()
+                .normalize();
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing: these tests start the packaged service; run them "
+                    + "with `mvn verify` (or `mvn -pl delay-test -am verify`), which packages delay-core first");
+        }
+        return jar;
+    }
+
+    /** Starts the service on a free port; returns at once (see {@link #awaitReady}). */
+    public static HaServiceProcess start(String name, List<String> args) {
+        int port = freePort();
+        List<String> command = new ArrayList<>(List.of(
+                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-jar",
+                execJar().toString(),
+                "--server.port=" + port,
+                "--spring.main.banner-mode=off"));
+        command.addAll(args);
+        try {
+            Path logs = Paths.get(System.getProperty("basedir", "."), "target", "service-logs");
+            Files.createDirectories(logs);
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            return new HaServiceProcess(name, port, p, logs.resolve(name + ".log"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start " + command, e);
+        }
+    }
+
+    public static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void readOutput(Path log) {
+        try (BufferedReader in =
+                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                PrintWriter out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true)) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                int at = line.startsWith("{") ? line.indexOf(ID_FIELD) : -1;
+                if (at >= 0) {
+                    int from = at + ID_FIELD.length();
+                    deliveries.add(new Delivery(
+                            line.substring(from, line.indexOf('"', from)), name, System.currentTimeMillis()));
+                    deliveryCount.incrementAndGet();
+                } else {
+                    out.println(line);
+                }
+            }
+        } catch (IOException e) {
+            // the process is gone
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Api api() {
+        return api;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Waits until the HTTP API answers {@code /stats}; fails early when the process died. */
+    public HaServiceProcess awaitReady(Duration timeout) {
+        Await.until(timeout, name + " answers on port " + port, () -> {
+            if (!process.isAlive()) {
+                throw new AssertionError(
+                        name + " exited with " + process.exitValue() + "; see target/service-logs/" + name + ".log");
+            }
+            try {
+                return api.get("/stats").status() == 200;
+            } catch (UncheckedIOException notYet) {
+                return false;
+            }
+        });
+        return this;
+    }
+
+    /** {@code data.role} of {@code /stats}, or {@code "unreachable"}. */
+    public String role() {
+        try {
+            Api.Response r = api.get("/stats");
+            return r.status() == 200 ? r.data().path("role").asText() : "unreachable";
+        } catch (UncheckedIOException e) {
+            return "unreachable";
+        }
+    }
+
+    /** The shards this instance scans, from {@code /actuator/health}. */
+    public List<Integer> ownedShards() {
+        Api.Response r = api.get("/actuator/health");
+        List<Integer> shards = new ArrayList<>();
+        JsonNode owned = r.json() == null
+                ? null
+                : r.json()
+                        .path("components")
+                        .path("coordination")
+                        .path("details")
+                        .path("ownedShards");
+        if (owned != null) {
+            owned.forEach(n -> shards.add(n.asInt()));
+        }
+        return shards;
+    }
+
+    /** Every job this instance printed so far, oldest first. */
+    public List<Delivery> deliveries() {
+        return new ArrayList<>(deliveries);
+    }
+
+    /** How many jobs this instance printed so far (cheap: poll this, then look at {@link #deliveries()}). */
+    public int deliveryCount() {
+        return deliveryCount.get();
+    }
+
+    /** {@code kill -9}: no shutdown hook, no flush, no hand-over. */
+    public void kill() {
+        process.destroyForcibly();
+        awaitExit(Duration.ofSeconds(30));
+    }
+
+    /** SIGTERM: Spring's graceful shutdown (the engine stops scanning and hands its shards over). */
+    public void stop() {
+        process.destroy();
+        awaitExit(Duration.ofSeconds(60));
+    }
+
+    private void awaitExit(Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+            reader.join(TimeUnit.SECONDS.toMillis(10)); // the last lines it printed
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+}

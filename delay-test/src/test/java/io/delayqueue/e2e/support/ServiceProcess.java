@@ -1,0 +1,187 @@
+package io.delayqueue.e2e.support;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The service as a separate JVM ({@code java -jar delay-core-exec.jar}, built by the reactor's package phase
+ * before this module's tests run), with the console dispatcher: every JSON line it prints is one delivered
+ * job, counted by id. Its whole output goes to a log file for post-mortems.
+ */
+public final class ServiceProcess implements AutoCloseable {
+    public static final Path EXEC_JAR = Path.of("..", "delay-core", "target", "delay-core-exec.jar");
+
+    private final String name;
+    private final Process process;
+    private final int port;
+    private final Map<String, Integer> printed;
+    private final Deque<String> tail = new ArrayDeque<>();
+    private final List<String> infoLines = new ArrayList<>();
+    private final Thread reader;
+
+    private ServiceProcess(String name, Process process, int port, Map<String, Integer> printed, Path log) {
+        this.name = name;
+        this.process = process;
+        this.port = port;
+        this.printed = printed;
+        this.reader = new Thread(() -> read(log), "service-output-" + name);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /**
+     * Starts the service with {@code args} on a free port; every job it prints is counted into {@code printed}
+     * (shared between runs, so that a restarted service adds to the same counts).
+     */
+    public static ServiceProcess start(String name, List<String> args, Map<String, Integer> printed) {
+        if (!Files.isRegularFile(EXEC_JAR)) {
+            throw new IllegalStateException(
+                    EXEC_JAR.toAbsolutePath()
+                            + " is missing: run the reactor build (mvn -pl delay-test -am verify) so that delay-core is packaged");
+        }
+        int port = freePort();
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-Xmx384m");
+        command.add("-jar");
+        command.add(EXEC_JAR.toString());
+        command.add("--server.port=" + port);
+        command.addAll(args);
+        Path log = Path.of("target", "service-" + name + ".log");
+        try {
+            Files.createDirectories(log.getParent());
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            return new ServiceProcess(name, p, port, printed, log);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start " + command, e);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void read(Path log) {
+        try (BufferedReader in =
+                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                file.println(line);
+                if (line.startsWith("{")) {
+                    JsonNode job = Api.JSON.readTree(line);
+                    if (job.hasNonNull("id")) {
+                        printed.merge(job.get("id").asText(), 1, Integer::sum);
+                        continue;
+                    }
+                }
+                synchronized (tail) {
+                    tail.addLast(line);
+                    if (tail.size() > 60) {
+                        tail.removeFirst();
+                    }
+                    if (line.contains("restored from the journal")) {
+                        infoLines.add(line);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // the process died; what was read is counted
+        }
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Api api() {
+        return new Api(port);
+    }
+
+    /** Waits until {@code /actuator/health} answers UP; fails with the output's tail if the JVM exits. */
+    public void awaitUp(Duration timeout) {
+        Api api = api();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new AssertionError(
+                        name + " exited with " + process.exitValue() + " before it was up:\n" + tail());
+            }
+            try {
+                Api.Response r = api.get("/actuator/health");
+                if (r.status() == 200 && "UP".equals(r.json().path("status").asText())) {
+                    return;
+                }
+            } catch (RuntimeException notYet) {
+                // not listening yet
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new AssertionError(name + " did not come up within " + timeout.toMillis() + " ms:\n" + tail());
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+    }
+
+    /** {@code kill -9}: no shutdown hook, no flush, nothing. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new AssertionError(name + " survived kill -9 for 30 s");
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(10));
+    }
+
+    /** Output lines mentioning a restore from the journal. */
+    public List<String> restoreLines() {
+        synchronized (tail) {
+            return new ArrayList<>(infoLines);
+        }
+    }
+
+    public String tail() {
+        synchronized (tail) {
+            return String.join("\n", tail);
+        }
+    }
+
+    /** A graceful stop (SIGTERM), then kill -9 if it takes over 30 s. */
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(10));
+    }
+
+    /** A map to count printed jobs into, safe for the reader threads of several runs. */
+    public static Map<String, Integer> newCounts() {
+        return new ConcurrentHashMap<>();
+    }
+}

@@ -1,0 +1,116 @@
+package io.delayqueue.e2e.support;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * The machine's Redis on 127.0.0.1:6379, shared by every test class; each class works under a prefix of
+ * its own and deletes its keys afterwards.
+ */
+public final class TestRedis {
+    public static final String HOST = "127.0.0.1";
+    public static final int PORT = 6379;
+    public static final String URI = "redis://" + HOST + ":" + PORT;
+
+    private TestRedis() {}
+
+    /** A key prefix no other run uses, e.g. {@code e2e-http-3f2a...}. */
+    public static String uniquePrefix(String name) {
+        return "e2e-" + name + "-" + UUID.randomUUID();
+    }
+
+    /** Points the application at the machine's Redis under {@code prefix}; fails at once when it is down. */
+    public static void register(DynamicPropertyRegistry registry, String prefix) {
+        requireRunning();
+        registry.add("delay.redis.uri", () -> URI);
+        registry.add("delay.redis.prefix", () -> prefix);
+    }
+
+    private static void requireRunning() {
+        try (Jedis jedis = new Jedis(HOST, PORT)) {
+            jedis.ping();
+        } catch (JedisConnectionException e) {
+            throw new IllegalStateException(
+                    "these tests need Redis on " + HOST + ":" + PORT + "; start it with: "
+                            + "redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save \"\" --appendonly no",
+                    e);
+        }
+    }
+
+    /** Every key of the queue under {@code prefix} (they all start with the hash tag {@code {prefix:}). */
+    public static List<String> keys(String prefix) {
+        try (Jedis jedis = new Jedis(HOST, PORT)) {
+            return scan(jedis, prefix);
+        }
+    }
+
+    /** Unlinks every key under {@code prefix}; returns how many there were. */
+    public static int deleteKeys(String prefix) {
+        try (Jedis jedis = new Jedis(HOST, PORT)) {
+            List<String> keys = scan(jedis, prefix);
+            for (int i = 0; i < keys.size(); i += 500) {
+                jedis.unlink(keys.subList(i, Math.min(keys.size(), i + 500)).toArray(String[]::new));
+            }
+            return keys.size();
+        }
+    }
+
+    private static List<String> scan(Jedis jedis, String prefix) {
+        if (prefix.contains("*") || prefix.contains("?") || prefix.contains("[")) {
+            throw new IllegalArgumentException("prefix must not contain glob characters: " + prefix);
+        }
+        ScanParams params = new ScanParams().match("{" + prefix + ":*").count(1000);
+        List<String> keys = new ArrayList<>();
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = jedis.scan(cursor, params);
+            keys.addAll(page.getResult());
+            cursor = page.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        return keys;
+    }
+
+    /**
+     * Deletes the keys under the test class's {@code static final String PREFIX} once the class is done.
+     * Declare it with {@code @ExtendWith} <em>above</em> {@code @SpringBootTest}: extensions registered first
+     * finish last, so this runs after Spring closed the (dirtied) application context and no engine of the
+     * class can write again.
+     */
+    public static final class Cleanup implements AfterAllCallback {
+        @Override
+        public void afterAll(ExtensionContext context) throws Exception {
+            String prefix = prefixOf(context.getRequiredTestClass());
+            int deleted = deleteKeys(prefix);
+            System.out.println("TestRedis: unlinked " + deleted + " keys under {" + prefix + ":*");
+            List<String> left = keys(prefix);
+            if (!left.isEmpty()) {
+                throw new AssertionError("keys under " + prefix + " survived the clean-up: " + left);
+            }
+        }
+
+        private static String prefixOf(Class<?> testClass) throws IllegalAccessException {
+            for (Class<?> c = testClass; c != null; c = c.getSuperclass()) {
+                try {
+                    Field f = c.getDeclaredField("PREFIX");
+                    if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
+                        f.setAccessible(true);
+                        return (String) f.get(null);
+                    }
+                } catch (NoSuchFieldException ignored) {
+                    // look in the superclass
+                }
+            }
+            throw new IllegalStateException(testClass + " declares no static String PREFIX for TestRedis.Cleanup");
+        }
+    }
+}
