@@ -19,6 +19,8 @@ import java.time.Clock;
 import java.util.List;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.apache.ibatis.session.SqlSessionFactory;
+import org.apache.ibatis.transaction.jdbc.JdbcTransactionFactory;
+import org.mybatis.spring.boot.autoconfigure.SqlSessionFactoryBeanCustomizer;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ApplicationRunner;
@@ -102,6 +104,17 @@ public class DelayQueueConfiguration {
     @ConditionalOnMissingBean
     public JobStore jobStore(UnifiedJedis redis, EngineConfig config) {
         return new RedisJobStore(redis, config.redisPrefix(), config.shards(), config.retention(), false);
+    }
+
+    /**
+     * The journal commits each group itself, in one transaction. Spring-managed MyBatis transactions outside
+     * a Spring transaction would take the pool's auto-commit connection and commit every statement on its own
+     * (half a group could land, and a retried group would find its own rows), so MyBatis manages the JDBC
+     * transactions here.
+     */
+    @Bean
+    public SqlSessionFactoryBeanCustomizer journalOwnsItsTransactions() {
+        return factory -> factory.setTransactionFactory(new JdbcTransactionFactory());
     }
 
     /** The journal: MyBatis over {@code spring.datasource.*} (H2 on disk by default), or none. */

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.journal.mybatis.JournalMapper;
+import io.delayqueue.queue.journal.mybatis.LogRow;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +20,8 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import org.apache.ibatis.session.SqlSession;
+import org.apache.ibatis.session.SqlSessionFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -172,6 +176,31 @@ class EmbeddedDefaultSmokeTest {
     }
 
     /** Polls until {@code probe} yields a value; fails naming {@code what} at the deadline. */
+    @Autowired
+    SqlSessionFactory sessions;
+
+    /**
+     * The journal commits its groups itself, so a group is all or nothing: a statement of a session that
+     * is not committed must not land (with Spring-managed sessions on the pool's auto-commit connections,
+     * each statement would commit on its own).
+     */
+    @Test
+    void aJournalStatementThatIsNotCommittedLeavesNothing() throws Exception {
+        LogRow row = new LogRow();
+        row.setJobId("tx-probe-" + UUID.randomUUID());
+        row.setEvent("CREATED");
+        row.setToStatus("DELAY");
+        row.setEventTime(1);
+        try (SqlSession session = sessions.openSession(false)) {
+            assertThat(session.getMapper(JournalMapper.class).insertLogRow(row)).isEqualTo(1);
+        } // closed without a commit
+        try (SqlSession session = sessions.openSession(true)) {
+            assertThat(session.getMapper(JournalMapper.class).history(row.getJobId()))
+                    .as("history of a job whose row was not committed")
+                    .isEmpty();
+        }
+    }
+
     private static <T> T awaitValue(Duration timeout, String what, Supplier<Optional<T>> probe) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {

@@ -95,11 +95,16 @@ public final class JournalDatabase implements AutoCloseable {
         return gate;
     }
 
-    /** A MyBatis session factory over the gated data source, as mybatis-spring-boot would build it. */
+    /** A MyBatis session factory over the gated data source, with JDBC transactions, as the service configures it. */
     public SqlSessionFactory sessions() {
         Configuration configuration =
                 new Configuration(new Environment("journal-test", new JdbcTransactionFactory(), gate));
         return new SqlSessionFactoryBuilder().build(configuration);
+    }
+
+    /** A connection straight to the database (not through the gate), to play another writer. */
+    public Connection connection() throws SQLException {
+        return pool.getConnection();
     }
 
     /** One number from a query run directly (not through the gate), e.g. {@code SELECT COUNT(*) ...}. */

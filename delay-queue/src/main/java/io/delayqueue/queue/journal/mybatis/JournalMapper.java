@@ -23,9 +23,12 @@ public interface JournalMapper {
             + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach></script>")
     List<String> existingIds(@Param("ids") Collection<String> ids);
 
-    /** One row; run on a BATCH session, the driver sends many as one multi-row statement. */
+    /**
+     * One row; run on a BATCH session, the driver sends many as one multi-row statement. No IGNORE: an id
+     * that another writer committed since the existence check fails the group, which is written again.
+     */
     @Insert(
-            "INSERT IGNORE INTO delay_queue_job (id, topic, subtopic, biz_key, body, ttr, max_attempts, url, priority,"
+            "INSERT INTO delay_queue_job (id, topic, subtopic, biz_key, body, ttr, max_attempts, url, priority,"
                     + " status, attempts, due_at, create_time, update_time, version) VALUES (#{id}, #{topic},"
                     + " #{subtopic,jdbcType=VARCHAR}, #{bizKey,jdbcType=VARCHAR}, #{body}, #{ttr}, #{maxAttempts},"
                     + " #{url,jdbcType=VARCHAR}, #{priority}, #{status}, #{attempts}, #{executeAt}, #{createTime}, #{createTime}, 0)")

@@ -1,5 +1,7 @@
 package io.delayqueue.queue.journal.mybatis;
 
+import dev.failsafe.Failsafe;
+import dev.failsafe.RetryPolicy;
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
@@ -10,10 +12,14 @@ import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
 import java.net.InetAddress;
+import java.sql.SQLException;
+import java.sql.SQLIntegrityConstraintViolationException;
+import java.sql.SQLTransactionRollbackException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -21,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -30,6 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ibatis.session.ExecutorType;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
+import org.apache.ibatis.session.TransactionIsolationLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,6 +78,23 @@ public final class MyBatisJournal implements Journal {
     private volatile boolean closing;
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong rowsWritten = new AtomicLong();
+    private final AtomicLong transientFailures = new AtomicLong();
+    /**
+     * A group that lost a deadlock (or a lock wait, or a race on a client-supplied id with another writer) is
+     * rolled back whole and written again at once: InnoDB expects a deadlock victim to re-issue its
+     * transaction, and it would be wrong to answer the group's pushes 503 for it. Only when the retries run
+     * out does the failure reach the callers.
+     */
+    private final RetryPolicy<Map<Entry, Set<String>>> transientRetry = RetryPolicy.<Map<Entry, Set<String>>>builder()
+            .handleIf(MyBatisJournal::isTransient)
+            .withMaxRetries(5)
+            .withBackoff(Duration.ofMillis(2), Duration.ofMillis(200))
+            .withJitter(0.5)
+            .onRetry(e -> {
+                transientFailures.incrementAndGet();
+                log.info("journal commit rolled back ({}); writing the group again", rootMessage(e.getLastException()));
+            })
+            .build();
 
     /** What callers hand to the writer. {@code done} is null for lagged entries. */
     private record Entry(
@@ -127,6 +152,36 @@ public final class MyBatisJournal implements Journal {
 
     public long rowsWritten() {
         return rowsWritten.get();
+    }
+
+    /** Commits rolled back by a deadlock, a lock wait timeout or a duplicate id, and written again. */
+    public long transientFailures() {
+        return transientFailures.get();
+    }
+
+    /**
+     * Whether a failed commit is worth writing again at once: a deadlock or lock wait (SQLState class 40,
+     * MySQL errors 1213 and 1205), or a duplicate key (1062, SQLState 23505), which is a client-supplied id that another writer
+     * committed meanwhile (the retry finds it and reports it as existing).
+     */
+    static boolean isTransient(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLTransactionRollbackException || t instanceof SQLIntegrityConstraintViolationException) {
+                return true;
+            }
+            if (t instanceof SQLException sql) {
+                String state = sql.getSQLState();
+                int code = sql.getErrorCode();
+                if (code == 1213
+                        || code == 1205
+                        || code == 1062
+                        || "23505".equals(state) // a unique key (H2)
+                        || (state != null && state.startsWith("40"))) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     @Override
@@ -224,7 +279,8 @@ public final class MyBatisJournal implements Journal {
                     continue;
                 }
                 try {
-                    Map<Entry, Set<String>> existing = write(batch);
+                    Map<Entry, Set<String>> existing =
+                            Failsafe.with(transientRetry).get(() -> write(batch));
                     backoffMs = 0;
                     for (Entry e : batch) {
                         queuedRows.addAndGet(-e.rows());
@@ -299,18 +355,21 @@ public final class MyBatisJournal implements Journal {
         // batch of one static statement and sent at commit; with rewriteBatchedStatements=true, MySQL's driver
         // turns each batch into multi-row statements (sized to max_allowed_packet). Far cheaper on the CPU
         // than a dynamic <foreach> of thousands of rows.
-        try (SqlSession session = sessions.openSession(ExecutorType.BATCH, false)) {
+        // READ COMMITTED: the group only inserts and updates by primary key, so it needs none of the gap locks
+        // of REPEATABLE READ, which are what concurrent inserts into one index range deadlock on.
+        try (SqlSession session = sessions.openSession(ExecutorType.BATCH, TransactionIsolationLevel.READ_COMMITTED)) {
             JournalMapper mapper = session.getMapper(JournalMapper.class);
             List<Job> newJobs = new ArrayList<>();
             List<LogRow> logRows = new ArrayList<>();
-            Map<String, JobUpdate> updates = new LinkedHashMap<>();
+            Map<String, JobUpdate> updates = new TreeMap<>();
+            // grows with the group: the second push of one client id in a group finds the first
             Set<String> existingAll = existing(
                     mapper, batch.stream().flatMap(e -> e.created().stream()).toList());
             for (Entry e : batch) {
                 if (!e.created().isEmpty()) {
                     Set<String> existing = new HashSet<>();
                     for (Job job : e.created()) {
-                        if (existingAll.contains(job.id())) {
+                        if (!existingAll.add(job.id())) {
                             existing.add(job.id());
                         }
                     }
@@ -336,6 +395,9 @@ public final class MyBatisJournal implements Journal {
                     updates.merge(t.jobId(), update(t), MyBatisJournal::fold);
                 }
             }
+            // Rows in id order: concurrent writers then take their row locks in one order, which makes
+            // deadlocks between them rarer (the retry above handles the rest).
+            newJobs.sort(Comparator.comparing(Job::id));
             for (Job job : newJobs) {
                 mapper.insertJob(job);
             }

@@ -14,6 +14,11 @@ import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.JournalDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLIntegrityConstraintViolationException;
+import java.sql.SQLTransactionRollbackException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,9 +27,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -355,6 +362,54 @@ abstract class MyBatisJournalContract {
         assertThat(journal.find(other)).contains(job(other, T0 + 2000));
         assertThat(journal.history(id)).extracting(JournalEntry::event).containsExactly(JobEvent.CREATED);
         assertThat(count("SELECT COUNT(*) FROM delay_queue_job")).isEqualTo(2);
+    }
+
+    @Test
+    void aClientIdThatAnotherWriterCommitsWhileTheGroupWaitsIsReportedAsExistingAndTheGroupIsWrittenOnce()
+            throws Exception {
+        String id = newId(8);
+        String other = newId(9);
+        try (Connection rival = db.connection()) {
+            rival.setAutoCommit(false);
+            try (PreparedStatement insert = rival.prepareStatement("INSERT INTO delay_queue_job (id, topic, body, ttr,"
+                    + " max_attempts, priority, status, attempts, due_at, create_time, update_time, version)"
+                    + " VALUES (?, 'rival', 'rival body', 1000, 1, 0, 'DELAY', 0, ?, ?, ?, 0)")) {
+                insert.setString(1, id);
+                insert.setLong(2, T0 + 5000);
+                insert.setLong(3, T0);
+                insert.setLong(4, T0);
+                assertThat(insert.executeUpdate()).isEqualTo(1);
+            }
+            // the group's insert of the same id waits for the rival's lock, then loses to its commit
+            CompletableFuture<Set<String>> pushed = CompletableFuture.supplyAsync(
+                    () -> journal.recordCreated(List.of(job(id, T0 + 1000), job(other, T0 + 2000))));
+            Thread.sleep(300);
+            rival.commit();
+
+            assertThat(pushed.get(30, TimeUnit.SECONDS)).containsExactly(id);
+        }
+        assertThat(journal.transientFailures())
+                .as("groups rolled back and written again")
+                .isPositive();
+        assertThat(journal.find(id).orElseThrow().topic()).isEqualTo("rival");
+        assertThat(journal.find(other)).contains(job(other, T0 + 2000));
+        assertThat(journal.history(other)).extracting(JournalEntry::event).containsExactly(JobEvent.CREATED);
+        assertThat(journal.history(id)).as("the rival wrote no log row").isEmpty();
+    }
+
+    @Test
+    void deadlocksLockWaitsAndDuplicateKeysAreTransientAndOtherFailuresAreNot() {
+        assertThat(MyBatisJournal.isTransient(new RuntimeException(
+                        "commit", new SQLTransactionRollbackException("Deadlock found", "40001", 1213))))
+                .isTrue();
+        assertThat(MyBatisJournal.isTransient(new SQLException("Lock wait timeout exceeded", "HY000", 1205)))
+                .isTrue();
+        assertThat(MyBatisJournal.isTransient(new SQLIntegrityConstraintViolationException("Duplicate", "23000", 1062)))
+                .isTrue();
+        assertThat(MyBatisJournal.isTransient(new SQLException("Access denied", "28000", 1045)))
+                .isFalse();
+        assertThat(MyBatisJournal.isTransient(new IllegalStateException("no database")))
+                .isFalse();
     }
 
     @Test
