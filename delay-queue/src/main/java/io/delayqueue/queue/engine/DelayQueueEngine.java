@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -63,6 +64,10 @@ public final class DelayQueueEngine implements AutoCloseable {
     private final PullWaiters pullWaiters;
     private final DeadLetters deadLetters;
     private final LatenessRecorder lateness = new LatenessRecorder();
+    /** Concurrent pushes share journal commits and script calls. */
+    private final Combiner<Job, PushResult> pushes =
+            new Combiner<>(this::journalAndStore, EngineConfig.DEFAULT_MAX_BATCH_SIZE, 2);
+
     private final ShardScanner[] scanners;
     private final List<Thread> scannerThreads = new ArrayList<>();
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
@@ -233,6 +238,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         for (int i = 0; i < requests.size(); i++) {
             jobs.add(jobFactory.create(requests.get(i), now, singleField != null ? singleField : "[" + i + "]."));
         }
+        return pushes.run(jobs);
+    }
+
+    /** Journals and stores new jobs (of one or of several concurrent callers); one result per job, in order. */
+    private List<PushResult> journalAndStore(List<Job> jobs) {
         // journal first: a job is never in Redis without its row
         Set<String> journaled = journal.recordCreated(jobs);
         List<Job> toStore = jobs;
@@ -240,10 +250,11 @@ public final class DelayQueueEngine implements AutoCloseable {
             // Ids the journal already had: keep the journaled job. If a push of it failed half-way before (row
             // committed, Redis down), this puts it into Redis now; if Redis has it, nothing changes.
             toStore = new ArrayList<>(jobs.size());
+            Set<String> looked = new HashSet<>();
             for (Job job : jobs) {
                 if (!journaled.contains(job.id())) {
                     toStore.add(job);
-                } else {
+                } else if (looked.add(job.id())) {
                     journal.find(job.id())
                             .filter(j -> !j.status().isFinal())
                             .map(JournalRestorer::restorable)
@@ -251,19 +262,21 @@ public final class DelayQueueEngine implements AutoCloseable {
                 }
             }
         }
-        List<Boolean> created = store.push(toStore);
+        List<Boolean> stored = store.push(toStore);
         Map<String, Boolean> createdById = new HashMap<>();
         for (int i = 0; i < toStore.size(); i++) {
-            if (created.get(i)) {
-                onScheduled(toStore.get(i));
+            Job job = toStore.get(i);
+            if (stored.get(i)) {
+                onScheduled(job);
             }
-            createdById.putIfAbsent(
-                    toStore.get(i).id(),
-                    created.get(i) && !journaled.contains(toStore.get(i).id()));
+            // a second push of an id in one round finds it taken (false); the first keeps its true
+            createdById.merge(job.id(), stored.get(i) && !journaled.contains(job.id()), (a, b) -> a);
         }
         List<PushResult> results = new ArrayList<>(jobs.size());
+        Set<String> reported = new HashSet<>();
         for (Job job : jobs) {
-            results.add(new PushResult(job.id(), createdById.getOrDefault(job.id(), false)));
+            boolean first = reported.add(job.id());
+            results.add(new PushResult(job.id(), first && createdById.getOrDefault(job.id(), false)));
         }
         return results;
     }

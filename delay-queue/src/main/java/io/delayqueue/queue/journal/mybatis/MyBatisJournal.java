@@ -92,7 +92,8 @@ public final class MyBatisJournal implements Journal {
             .withJitter(0.5)
             .onRetry(e -> {
                 transientFailures.incrementAndGet();
-                log.info("journal commit rolled back ({}); writing the group again", rootMessage(e.getLastException()));
+                log.debug(
+                        "journal commit rolled back ({}); writing the group again", rootMessage(e.getLastException()));
             })
             .build();
 
@@ -280,7 +281,7 @@ public final class MyBatisJournal implements Journal {
                 }
                 try {
                     Map<Entry, Set<String>> existing =
-                            Failsafe.with(transientRetry).get(() -> write(batch));
+                            Failsafe.with(transientRetry).get(attempt -> write(batch, attempt.isRetry()));
                     backoffMs = 0;
                     for (Entry e : batch) {
                         queuedRows.addAndGet(-e.rows());
@@ -347,8 +348,15 @@ public final class MyBatisJournal implements Journal {
         }
     }
 
-    /** Writes a batch in one transaction; returns, per create entry, the ids that already existed. */
-    private Map<Entry, Set<String>> write(List<Entry> batch) {
+    /**
+     * Writes a batch in one transaction; returns, per create entry, the ids that already existed.
+     *
+     * @param lookUpIds whether to look for the new ids in the table first. The first attempt does not:
+     *     generated ids are unique, and a client-supplied id pushed twice fails the insert on the primary key,
+     *     which rolls the group back; the retry then looks them up and reports those that exist. One query and
+     *     round trip less per commit, where a second push of an id is the exception.
+     */
+    private Map<Entry, Set<String>> write(List<Entry> batch, boolean lookUpIds) {
         long now = clock.millis();
         Map<Entry, Set<String>> existingByEntry = new LinkedHashMap<>();
         // A BATCH session: the existence query runs at once, then every insert and update is queued as a JDBC
@@ -363,8 +371,11 @@ public final class MyBatisJournal implements Journal {
             List<LogRow> logRows = new ArrayList<>();
             Map<String, JobUpdate> updates = new TreeMap<>();
             // grows with the group: the second push of one client id in a group finds the first
-            Set<String> existingAll = existing(
-                    mapper, batch.stream().flatMap(e -> e.created().stream()).toList());
+            Set<String> existingAll = lookUpIds
+                    ? existing(
+                            mapper,
+                            batch.stream().flatMap(e -> e.created().stream()).toList())
+                    : new HashSet<>();
             for (Entry e : batch) {
                 if (!e.created().isEmpty()) {
                     Set<String> existing = new HashSet<>();
