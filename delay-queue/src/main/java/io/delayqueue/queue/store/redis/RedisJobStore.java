@@ -4,7 +4,6 @@ import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
-import io.delayqueue.common.JsonCodec;
 import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.JobStore;
@@ -87,7 +86,7 @@ public final class RedisJobStore implements JobStore {
             for (int i : entry.getValue()) {
                 Job job = jobs.get(i);
                 args.add(job.id());
-                args.add(encode(job));
+                args.add(PoolValues.encode(job));
                 args.add(Long.toString(job.executeAt()));
             }
             List<?> reply = (List<?>) call(() -> push.run(redis, shardKeys(shard), args));
@@ -113,7 +112,7 @@ public final class RedisJobStore implements JobStore {
         List<?> dispatchReply = (List<?>) reply.get(0);
         List<Job> toDispatch = new ArrayList<>(dispatchReply.size() / 2);
         for (int i = 0; i < dispatchReply.size(); i += 2) {
-            toDispatch.add(decode((String) dispatchReply.get(i + 1)));
+            toDispatch.add(PoolValues.decode((String) dispatchReply.get(i), (String) dispatchReply.get(i + 1)));
         }
         List<?> readyReply = (List<?>) reply.get(1);
         List<DueBatch.Moved> ready = new ArrayList<>(readyReply.size() / 3);
@@ -145,7 +144,8 @@ public final class RedisJobStore implements JobStore {
         if (reply == null) {
             return Optional.empty();
         }
-        return Optional.of(decode((String) ((List<?>) reply).get(1)));
+        List<?> pair = (List<?>) reply;
+        return Optional.of(PoolValues.decode((String) pair.get(0), (String) pair.get(1)));
     }
 
     @Override
@@ -210,9 +210,9 @@ public final class RedisJobStore implements JobStore {
             }
             List<String> values = redis.hmget(keys.pool(shard), ids.toArray(String[]::new));
             List<Job> jobs = new ArrayList<>(ids.size());
-            for (String value : values) {
-                if (value != null) {
-                    jobs.add(decode(value));
+            for (int i = 0; i < ids.size(); i++) {
+                if (values.get(i) != null) {
+                    jobs.add(PoolValues.decode(ids.get(i), values.get(i)));
                 }
             }
             return jobs;
@@ -256,7 +256,7 @@ public final class RedisJobStore implements JobStore {
     @Override
     public Optional<Job> find(String id) {
         String value = call(() -> redis.hget(keys.pool(shardOf(id)), id));
-        return Optional.ofNullable(value).map(RedisJobStore::decode);
+        return Optional.ofNullable(value).map(v -> PoolValues.decode(id, v));
     }
 
     @Override
@@ -349,36 +349,6 @@ public final class RedisJobStore implements JobStore {
 
     private static long parseScore(String score) {
         return (long) Double.parseDouble(score);
-    }
-
-    /** {@code STATUS|attempts|due|ttr|maxAttempts|topic|json}; see lib.lua. */
-    static String encode(Job job) {
-        return job.status().name()
-                + '|'
-                + job.attempts()
-                + '|'
-                + job.executeAt()
-                + '|'
-                + job.ttr()
-                + '|'
-                + job.maxAttempts()
-                + '|'
-                + job.topic()
-                + '|'
-                + JsonCodec.write(job);
-    }
-
-    static Job decode(String value) {
-        int[] bars = new int[6];
-        int from = 0;
-        for (int i = 0; i < 6; i++) {
-            bars[i] = value.indexOf('|', from);
-            from = bars[i] + 1;
-        }
-        JobStatus status = JobStatus.valueOf(value.substring(0, bars[0]));
-        int attempts = Integer.parseInt(value.substring(bars[0] + 1, bars[1]));
-        long due = Long.parseLong(value.substring(bars[1] + 1, bars[2]));
-        return JsonCodec.readJob(value.substring(bars[5] + 1)).withState(status, attempts, due);
     }
 
     private static <T> T call(Supplier<T> action) {

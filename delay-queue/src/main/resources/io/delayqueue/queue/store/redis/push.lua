@@ -1,8 +1,11 @@
 -- Adds jobs that are not in the pool yet (also used by restore). A DELAY job goes into the bucket at its
 -- due time; a DEAD job (restored) back into its topic's dead set.
 -- ARGV[1] key tag, then triples: id, value, due. Returns 1 (created) or 0 (id exists) per job.
+-- The counts and the topic set are written once per script, not once per job.
 local tag = ARGV[1]
 local out = {}
+local added = {}
+local topics = {}
 for i = 2, #ARGV, 3 do
   local id = ARGV[i]
   if redis.call('HSETNX', KEYS[1], id, ARGV[i + 1]) == 1 then
@@ -12,11 +15,17 @@ for i = 2, #ARGV, 3 do
     else
       redis.call('ZADD', KEYS[2], ARGV[i + 2], id)
     end
-    redis.call('HINCRBY', KEYS[3], j.st, 1)
-    redis.call('SADD', tag .. ':topics', j.topic)
+    added[j.st] = (added[j.st] or 0) + 1
+    topics[j.topic] = true
     out[#out + 1] = 1
   else
     out[#out + 1] = 0
   end
+end
+for st, n in pairs(added) do
+  redis.call('HINCRBY', KEYS[3], st, n)
+end
+for topic in pairs(topics) do
+  redis.call('SADD', tag .. ':topics', topic)
 end
 return out

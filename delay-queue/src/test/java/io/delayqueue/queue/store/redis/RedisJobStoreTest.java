@@ -173,7 +173,7 @@ class RedisJobStoreTest {
         pushed(job);
 
         assertThat(store.find(job.id())).contains(job);
-        assertThat(RedisJobStore.decode(RedisJobStore.encode(job))).isEqualTo(job);
+        assertThat(PoolValues.decode(job.id(), PoolValues.encode(job))).isEqualTo(job);
     }
 
     // ---- move due ----
