@@ -29,8 +29,16 @@ final class LuaScript {
         this.sha = sha1(source);
     }
 
+    /**
+     * The script as Redis runs it: the prelude, then the script as the body of a function (its returns end
+     * that function), then the prelude's {@code flush_counts}, so that no script can forget to write the
+     * status counts it changed.
+     */
     static LuaScript load(String name) {
-        return new LuaScript(name, PRELUDE + "\n" + resource(name + ".lua"));
+        return new LuaScript(
+                name,
+                PRELUDE + "\nlocal function main()\n" + resource(name + ".lua")
+                        + "\nend\nlocal result = main()\nflush_counts()\nreturn result\n");
     }
 
     String name() {

@@ -19,10 +19,24 @@ local function render(j)
     .. j.topic .. '|' .. j.json
 end
 
+-- Jobs per status change by these amounts in this call; written to KEYS[3] once, when the script ends
+-- (LuaScript wraps every script so that flush_counts runs after it), not twice per job moved.
+local count_deltas = {}
+local function count(st, n)
+  count_deltas[st] = (count_deltas[st] or 0) + n
+end
+local function flush_counts()
+  for st, n in pairs(count_deltas) do
+    if n ~= 0 then
+      redis.call('HINCRBY', KEYS[3], st, n)
+    end
+  end
+end
+
 -- Changes the status of a parsed job, keeps the counts in step and writes it back.
 local function transition(id, j, st)
-  redis.call('HINCRBY', KEYS[3], j.st, -1)
-  redis.call('HINCRBY', KEYS[3], st, 1)
+  count(j.st, -1)
+  count(st, 1)
   j.st = st
   local v = render(j)
   redis.call('HSET', KEYS[1], id, v)

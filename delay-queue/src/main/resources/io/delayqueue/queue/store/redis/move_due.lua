@@ -31,8 +31,8 @@ for _, id in ipairs(ids) do
     else
       -- delivered again at once; the due time becomes the time it came back
       j.st, j.due = 'DELAY', now
-      redis.call('HINCRBY', KEYS[3], 'RESERVED', -1)
-      redis.call('HINCRBY', KEYS[3], 'DELAY', 1)
+      count('RESERVED', -1)
+      count('DELAY', 1)
     end
   end
   if j and j.st == 'DELAY' then
@@ -64,7 +64,7 @@ if purge > 0 then
       local pj = parse(pv)
       if pj.st == 'FINISHED' or pj.st == 'DELETED' then
         redis.call('HDEL', KEYS[1], id)
-        redis.call('HINCRBY', KEYS[3], pj.st, -1)
+        count(pj.st, -1)
       end
     end
     redis.call('ZREM', KEYS[4], id)

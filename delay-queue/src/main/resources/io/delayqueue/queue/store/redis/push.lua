@@ -23,7 +23,7 @@ for i = 2, #ARGV, 3 do
   end
 end
 for st, n in pairs(added) do
-  redis.call('HINCRBY', KEYS[3], st, n)
+  count(st, n)
 end
 for topic in pairs(topics) do
   redis.call('SADD', tag .. ':topics', topic)

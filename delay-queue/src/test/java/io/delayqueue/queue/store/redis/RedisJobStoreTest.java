@@ -176,6 +176,32 @@ class RedisJobStoreTest {
         assertThat(PoolValues.decode(job.id(), PoolValues.encode(job))).isEqualTo(job);
     }
 
+    @Test
+    void the_counts_per_status_follow_every_job_when_one_call_moves_many() {
+        List<Job> due = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            due.add(job(JobIds.generate(0, T0 + i), "t", T0, 30_000, 3));
+        }
+        Job later = job(0, "t", T0 + 60_000);
+        List<Job> all = new ArrayList<>(due);
+        all.add(later);
+        assertThat(store.push(all)).containsOnly(true);
+        assertThat(count(0, JobStatus.DELAY)).isEqualTo(5);
+
+        assertThat(store.moveDue(0, T0, 100, ALL_PUSH, DISPATCH_TIMEOUT).toDispatch())
+                .hasSize(4);
+        assertThat(count(0, JobStatus.DELAY)).isEqualTo(1);
+        assertThat(count(0, JobStatus.RESERVED)).isEqualTo(4);
+
+        store.finish(0, List.of(due.get(0).id(), due.get(1).id()), T0 + 1);
+        assertThat(count(0, JobStatus.RESERVED)).isEqualTo(2);
+        assertThat(count(0, JobStatus.FINISHED)).isEqualTo(2);
+
+        store.delete(later.id(), T0 + 2);
+        assertThat(count(0, JobStatus.DELAY)).isZero();
+        assertThat(count(0, JobStatus.DELETED)).isEqualTo(1);
+    }
+
     // ---- move due ----
 
     @Test
