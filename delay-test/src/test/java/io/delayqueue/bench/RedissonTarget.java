@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.redisson.Redisson;
@@ -109,7 +110,8 @@ final class RedissonTarget implements BenchTarget {
             if (doneAtMicros < 0) {
                 throw Figures.burstTimedOut(handOvers.count(), jobs, "were taken");
             }
-            return Figures.burst(jobs, dueAt, doneAtMicros, handOvers.firstAtMicros(), loadSeconds, loadedAt, leadMs);
+            return Figures.burst(jobs, dueAt, doneAtMicros, handOvers.firstAtMicros(), loadSeconds, loadedAt, leadMs)
+                    .with("consumerErrors", q.consumerErrors());
         }
     }
 
@@ -128,7 +130,8 @@ final class RedissonTarget implements BenchTarget {
                 throw new IllegalStateException((pushed - handOvers.count()) + " of " + pushed
                         + " jobs were not taken within 30 s of their due time");
             }
-            return Figures.lateness(handOvers.lateness(), handOvers.early(), load);
+            return Figures.lateness(handOvers.lateness(), handOvers.early(), load)
+                    .with("consumerErrors", q.consumerErrors());
         }
     }
 
@@ -193,6 +196,7 @@ final class RedissonTarget implements BenchTarget {
         private final RBlockingQueue<String> destination = redisson.getBlockingQueue(name);
         private final RDelayedQueue<String> delayed = redisson.getDelayedQueue(destination);
         private final List<Thread> consumers = new ArrayList<>();
+        private final AtomicLong consumerErrors = new AtomicLong();
         private volatile boolean stopping;
 
         /** Redisson names its keys {@code name}, {@code redisson_delay_queue:{name}}, and so on. */
@@ -200,13 +204,18 @@ final class RedissonTarget implements BenchTarget {
             return "*" + name + "*";
         }
 
+        /**
+         * Starts the consumers. A failed take is counted and retried: the shared Redis may see a {@code SCRIPT
+         * FLUSH} from other work (the project's own tests do it), and Redisson's {@code poll(limit)} then fails
+         * once with NOSCRIPT instead of sending the script again; nothing was taken.
+         */
         void startConsumers(HandOvers handOvers) {
             int limit = options.batchSize();
             for (int i = 0; i < CONSUMERS; i++) {
                 Thread t = new Thread(
                         () -> {
-                            try {
-                                while (!stopping) {
+                            while (!stopping) {
+                                try {
                                     List<String> taken = destination.poll(limit);
                                     if (taken.isEmpty()) {
                                         String one = destination.poll(100, TimeUnit.MILLISECONDS);
@@ -218,12 +227,13 @@ final class RedissonTarget implements BenchTarget {
                                             handOvers.record(dueOf(v));
                                         }
                                     }
-                                }
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            } catch (RuntimeException e) {
-                                if (!stopping) {
-                                    throw e;
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                    return;
+                                } catch (RuntimeException e) {
+                                    if (!stopping && consumerErrors.getAndIncrement() == 0) {
+                                        System.err.println("[bench] a Redisson consumer's take failed (retried): " + e);
+                                    }
                                 }
                             }
                         },
@@ -232,6 +242,10 @@ final class RedissonTarget implements BenchTarget {
                 consumers.add(t);
                 t.start();
             }
+        }
+
+        long consumerErrors() {
+            return consumerErrors.get();
         }
 
         @Override
