@@ -1,0 +1,119 @@
+package io.delayqueue.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import org.apache.ibatis.mapping.Environment;
+import org.apache.ibatis.session.Configuration;
+import org.apache.ibatis.session.SqlSessionFactory;
+import org.apache.ibatis.session.SqlSessionFactoryBuilder;
+import org.apache.ibatis.transaction.jdbc.JdbcTransactionFactory;
+import org.flywaydb.core.Flyway;
+
+/**
+ * A journal database of the benchmark's own on the MariaDB at 127.0.0.1:3306 (root, empty password):
+ * {@code dq_bench_<random>}, created and migrated by Flyway as the service does it, emptied between runs,
+ * dropped at the end.
+ */
+final class BenchDatabase implements AutoCloseable {
+    static final String SERVER_URL = "jdbc:mysql://127.0.0.1:3306/";
+    static final String USER = "root";
+    static final String PASSWORD = "";
+    /** As {@code spring.datasource.hikari.maximum-pool-size} in the service's application.properties. */
+    private static final int POOL_SIZE = 8;
+
+    private final String name;
+    private HikariDataSource dataSource;
+
+    private BenchDatabase(String name) {
+        this.name = name;
+    }
+
+    /** Creates an empty database (no schema yet: the service's Flyway, or {@link #migrate()}, adds it). */
+    static BenchDatabase create() throws SQLException {
+        BenchDatabase db = new BenchDatabase(
+                "dq_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12));
+        execute("CREATE DATABASE " + db.name + " CHARACTER SET utf8mb4");
+        return db;
+    }
+
+    static String serverVersion() throws SQLException {
+        try (Connection c = DriverManager.getConnection(SERVER_URL, USER, PASSWORD);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    /** The JDBC driver's version, as it reports itself. */
+    static String driverVersion() {
+        try (Connection c = DriverManager.getConnection(SERVER_URL, USER, PASSWORD)) {
+            return c.getMetaData().getDriverVersion();
+        } catch (SQLException e) {
+            return "?";
+        }
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** The URL a production service would use: batched statements rewritten into multi-row inserts. */
+    String jdbcUrl() {
+        return SERVER_URL + name + "?rewriteBatchedStatements=true";
+    }
+
+    /** Applies the schema with Flyway, as the service does at start-up. */
+    void migrate() {
+        Flyway.configure().dataSource(dataSource()).load().migrate();
+    }
+
+    HikariDataSource dataSource() {
+        if (dataSource == null) {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(jdbcUrl());
+            config.setUsername(USER);
+            config.setPassword(PASSWORD);
+            config.setMaximumPoolSize(POOL_SIZE);
+            config.setPoolName("bench-journal");
+            dataSource = new HikariDataSource(config);
+        }
+        return dataSource;
+    }
+
+    /** MyBatis over the data source; the journal registers its mapper itself. */
+    SqlSessionFactory sessions() {
+        return new SqlSessionFactoryBuilder()
+                .build(new Configuration(new Environment("bench", new JdbcTransactionFactory(), dataSource())));
+    }
+
+    /** Empties the journal tables, so that every run inserts into tables of the same (zero) size. */
+    void truncate() throws SQLException {
+        try (Connection c = DriverManager.getConnection(SERVER_URL + name, USER, PASSWORD);
+                Statement s = c.createStatement()) {
+            s.execute("TRUNCATE TABLE delay_queue_job");
+            s.execute("TRUNCATE TABLE delay_queue_job_log");
+        }
+    }
+
+    @Override
+    public void close() throws SQLException {
+        if (dataSource != null) {
+            dataSource.close();
+        }
+        execute("DROP DATABASE IF EXISTS " + name);
+    }
+
+    private static void execute(String sql) throws SQLException {
+        try (Connection c = DriverManager.getConnection(SERVER_URL, USER, PASSWORD);
+                Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+}

@@ -1,0 +1,214 @@
+package io.delayqueue.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The benchmark's sizes, from the command line. The defaults are the sizes of issue 6; {@code --quick} shrinks
+ * every figure for a run of about three minutes while developing, and any flag given after it wins.
+ *
+ * @param runs measured runs per figure; the table shows their median
+ * @param threads concurrent callers of the one-job-per-call push (in-process threads, HTTP connections,
+ *     Redisson threads)
+ * @param batchThreads concurrent callers of the many-jobs-at-once push
+ * @param batchSize jobs per batch ({@code pushBatch}, {@code POST /push/batch}, Redisson async offers awaited
+ *     together)
+ * @param pushWarmUp the discarded warm-up before a push figure's runs
+ * @param pushPreRoll pushing before each run's measurement starts (fills connection pools, reaches steady state)
+ * @param pushMeasure how long each push run is measured
+ * @param burstJobs jobs that come due at the same instant
+ * @param burstWarmUpJobs jobs of the discarded warm-up burst (also times the loading, to choose the lead)
+ * @param latenessRate jobs per second of the steady load
+ * @param latenessDuration how long each lateness run pushes at that rate
+ * @param latenessWarmUp the discarded warm-up before the lateness runs
+ * @param pendingJobs pending jobs whose Redis memory is measured
+ * @param memoryRuns loads of those pending jobs (memory is nearly deterministic: one by default)
+ * @param bodyBytes size of each job's body
+ * @param systems which systems to run: {@code inprocess}, {@code http}, {@code redisson}
+ * @param figures which figures to measure: {@code push}, {@code burst}, {@code lateness}, {@code memory}
+ * @param output where the JSON goes, relative to the caller's directory; null: {@code delay-test/target/bench/results.json}
+ */
+record BenchOptions(
+        int runs,
+        int threads,
+        int batchThreads,
+        int batchSize,
+        Duration pushWarmUp,
+        Duration pushPreRoll,
+        Duration pushMeasure,
+        int burstJobs,
+        int burstWarmUpJobs,
+        int latenessRate,
+        Duration latenessDuration,
+        Duration latenessWarmUp,
+        int pendingJobs,
+        int memoryRuns,
+        int bodyBytes,
+        Set<String> systems,
+        Set<String> figures,
+        Path output,
+        boolean quick) {
+
+    static final List<String> SYSTEMS = List.of("inprocess", "http", "redisson");
+    static final List<String> FIGURES = List.of("push", "burst", "lateness", "memory");
+
+    static final String USAGE =
+            """
+            bin/bench [--quick] [flags]   (every flag also takes --flag=value)
+              --quick                 small sizes for development: 20k burst, 10 s lateness, 50k pending, 1 run
+              --runs N                measured runs per figure, median shown (3)
+              --threads N             concurrent callers of the single-job push (128)
+              --batch-threads N       concurrent callers of the batch push (8)
+              --batch-size N          jobs per batch (1000, the service's limit)
+              --push-seconds S        measured seconds per push run (8)
+              --burst N               jobs due at the same instant (200000)
+              --lateness-rate N       jobs/s of the steady load (2000)
+              --lateness-seconds S    seconds per lateness run (60)
+              --pending N             pending jobs for the memory figure (1000000)
+              --memory-runs N         loads for the memory figure (1)
+              --systems a,b           of inprocess,http,redisson (all)
+              --figures a,b           of push,burst,lateness,memory (all)
+              --out FILE              the JSON (delay-test/target/bench/results.json)
+            """;
+
+    static BenchOptions parse(String[] args) {
+        Map<String, String> flags = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (!arg.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument " + arg + "\n" + USAGE);
+            }
+            String name = arg.substring(2);
+            String value;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            } else if (name.equals("quick") || name.equals("help")) {
+                value = "true";
+            } else if (i + 1 < args.length) {
+                value = args[++i];
+            } else {
+                throw new IllegalArgumentException("--" + name + " needs a value\n" + USAGE);
+            }
+            flags.put(name, value);
+        }
+        if (flags.containsKey("help")) {
+            System.out.print(USAGE);
+            System.exit(0);
+        }
+        boolean quick = Boolean.parseBoolean(flags.getOrDefault("quick", "false"));
+        BenchOptions options = new BenchOptions(
+                integer(flags, "runs", quick ? 1 : 3),
+                integer(flags, "threads", 128),
+                integer(flags, "batch-threads", 8),
+                integer(flags, "batch-size", 1000),
+                Duration.ofSeconds(quick ? 3 : 10),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(integer(flags, "push-seconds", quick ? 3 : 8)),
+                integer(flags, "burst", quick ? 20_000 : 200_000),
+                quick ? 5_000 : 20_000,
+                integer(flags, "lateness-rate", 2_000),
+                Duration.ofSeconds(integer(flags, "lateness-seconds", quick ? 10 : 60)),
+                Duration.ofSeconds(quick ? 3 : 10),
+                integer(flags, "pending", quick ? 50_000 : 1_000_000),
+                integer(flags, "memory-runs", 1),
+                100,
+                names(flags, "systems", SYSTEMS),
+                names(flags, "figures", FIGURES),
+                flags.containsKey("out") ? Path.of(flags.get("out")) : null,
+                quick);
+        flags.keySet()
+                .removeAll(Set.of(
+                        "quick",
+                        "runs",
+                        "threads",
+                        "batch-threads",
+                        "batch-size",
+                        "push-seconds",
+                        "burst",
+                        "lateness-rate",
+                        "lateness-seconds",
+                        "pending",
+                        "memory-runs",
+                        "systems",
+                        "figures",
+                        "out"));
+        if (!flags.isEmpty()) {
+            throw new IllegalArgumentException("unknown flag(s) " + flags.keySet() + "\n" + USAGE);
+        }
+        if (options.runs < 1 || options.threads < 1 || options.batchThreads < 1 || options.memoryRuns < 1) {
+            throw new IllegalArgumentException("runs, threads, batch threads and memory runs must be at least 1");
+        }
+        if (options.batchSize < 1 || options.batchSize > 1000) {
+            throw new IllegalArgumentException("--batch-size must be between 1 and 1000 (the service's limit)");
+        }
+        return options;
+    }
+
+    boolean runs(String system) {
+        return systems.contains(system);
+    }
+
+    boolean measures(String figure) {
+        return figures.contains(figure);
+    }
+
+    /** The options as the JSON records them. */
+    Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("quick", quick);
+        m.put("runs", runs);
+        m.put("threads", threads);
+        m.put("batchThreads", batchThreads);
+        m.put("batchSize", batchSize);
+        m.put("pushWarmUpSeconds", pushWarmUp.toSeconds());
+        m.put("pushPreRollSeconds", pushPreRoll.toSeconds());
+        m.put("pushMeasureSeconds", pushMeasure.toSeconds());
+        m.put("burstJobs", burstJobs);
+        m.put("burstWarmUpJobs", burstWarmUpJobs);
+        m.put("latenessRate", latenessRate);
+        m.put("latenessSeconds", latenessDuration.toSeconds());
+        m.put("latenessWarmUpSeconds", latenessWarmUp.toSeconds());
+        m.put("pendingJobs", pendingJobs);
+        m.put("memoryRuns", memoryRuns);
+        m.put("bodyBytes", bodyBytes);
+        m.put("systems", List.copyOf(systems));
+        m.put("figures", List.copyOf(figures));
+        return m;
+    }
+
+    private static int integer(Map<String, String> flags, String name, int fallback) {
+        String v = flags.get(name);
+        if (v == null) {
+            return fallback;
+        }
+        try {
+            return Integer.parseInt(v.replace("_", "").replace(",", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " wants a whole number, not " + v);
+        }
+    }
+
+    private static Set<String> names(Map<String, String> flags, String name, List<String> known) {
+        String v = flags.get(name);
+        if (v == null) {
+            return new LinkedHashSet<>(known);
+        }
+        Set<String> out = new LinkedHashSet<>();
+        for (String part : v.toLowerCase(Locale.ROOT).split(",")) {
+            String p = part.trim();
+            if (!known.contains(p)) {
+                throw new IllegalArgumentException("--" + name + ": " + p + " is none of " + known);
+            }
+            out.add(p);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,82 @@
+package io.delayqueue.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * The benchmark's own connection to the Redis on 127.0.0.1:6379, for what no system under test should
+ * measure itself: the server's version and memory, and the keys a run leaves behind.
+ */
+final class BenchRedis implements AutoCloseable {
+    static final String HOST = "127.0.0.1";
+    static final int PORT = 6379;
+    static final String URI = "redis://" + HOST + ":" + PORT;
+
+    private final Jedis jedis = new Jedis(HOST, PORT, 60_000);
+
+    String info(String section, String field) {
+        for (String line : jedis.info(section).split("\r?\n")) {
+            if (line.startsWith(field + ":")) {
+                return line.substring(field.length() + 1).trim();
+            }
+        }
+        throw new IllegalStateException("INFO " + section + " has no " + field);
+    }
+
+    /** {@code INFO memory used_memory}, once memory freed in the background (UNLINK) is gone. */
+    long usedMemory() throws InterruptedException {
+        for (int i = 0; i < 600 && Long.parseLong(info("memory", "lazyfree_pending_objects")) > 0; i++) {
+            Thread.sleep(50);
+        }
+        return Long.parseLong(info("memory", "used_memory"));
+    }
+
+    /** Keys matching a glob, found with SCAN (never KEYS, which blocks the server). */
+    List<String> keys(String glob) {
+        ScanParams params = new ScanParams().match(glob).count(1000);
+        List<String> keys = new ArrayList<>();
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = jedis.scan(cursor, params);
+            keys.addAll(page.getResult());
+            cursor = page.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        return keys;
+    }
+
+    /** The exact memory ({@code MEMORY USAGE key SAMPLES 0}) of the keys matching {@code glob}. */
+    long memoryOfKeys(String glob) {
+        long total = 0;
+        for (String key : keys(glob)) {
+            Long bytes = jedis.memoryUsage(key, 0);
+            total += bytes == null ? 0 : bytes;
+        }
+        return total;
+    }
+
+    /** Unlinks the keys matching {@code glob}; returns how many there were. */
+    int unlink(String glob) {
+        if (glob.equals("*") || !glob.contains("bench")) {
+            throw new IllegalArgumentException("refusing to unlink " + glob + ": not a benchmark's keys");
+        }
+        List<String> keys = keys(glob);
+        for (int i = 0; i < keys.size(); i += 500) {
+            jedis.unlink(keys.subList(i, Math.min(keys.size(), i + 500)).toArray(String[]::new));
+        }
+        return keys.size();
+    }
+
+    /** A unique, glob-free name for one run's keys. */
+    static String uniqueName(String label) {
+        return "bench-" + label + "-" + UUID.randomUUID().toString().substring(0, 13);
+    }
+
+    @Override
+    public void close() {
+        jedis.close();
+    }
+}

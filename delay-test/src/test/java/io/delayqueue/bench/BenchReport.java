@@ -1,0 +1,311 @@
+package io.delayqueue.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.delayqueue.bench.BenchTarget.Kind;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The markdown table on standard output and the same figures, with every run, as JSON. */
+final class BenchReport {
+    static final Map<String, String> SYSTEM_LABELS = Map.of(
+            "inprocess", "this service, in-process",
+            "http", "this service, over HTTP",
+            "redisson", "Redisson RDelayedQueue");
+
+    /** One line of the table: a figure of one kind of measurement. */
+    record Row(String id, String label, Kind kind, String figure, int decimals, String target) {}
+
+    private final BenchOptions options;
+    private final Map<String, String> machine;
+    private final Map<String, String> versions;
+    private final Map<String, Map<Kind, Measurement>> results;
+    private final Instant startedAt;
+    private final Duration elapsed;
+    private final List<Row> rows;
+    private final List<String> notes = new ArrayList<>();
+
+    BenchReport(
+            BenchOptions options,
+            Map<String, String> machine,
+            Map<String, String> versions,
+            Map<String, Map<Kind, Measurement>> results,
+            Instant startedAt,
+            Duration elapsed) {
+        this.options = options;
+        this.machine = machine;
+        this.versions = versions;
+        this.results = results;
+        this.startedAt = startedAt;
+        this.elapsed = elapsed;
+        this.rows = rows(options);
+        addNotes();
+    }
+
+    private static List<Row> rows(BenchOptions o) {
+        return List.of(
+                new Row(
+                        "push-single",
+                        "push, one job per call (jobs/s)",
+                        Kind.PUSH_SINGLE,
+                        "jobsPerSecond",
+                        0,
+                        "in-process ≥ 50,000; HTTP ≥ 8,000"),
+                new Row(
+                        "push-batch",
+                        "push, " + number(o.batchSize(), 0) + " jobs per call (jobs/s)",
+                        Kind.PUSH_BATCH,
+                        "jobsPerSecond",
+                        0,
+                        "HTTP ≥ 30,000"),
+                new Row(
+                        "burst",
+                        "hand-over, " + number(o.burstJobs(), 0) + " due at one instant (jobs/s)",
+                        Kind.BURST,
+                        "jobsPerSecond",
+                        0,
+                        "≥ 50,000"),
+                new Row(
+                        "lateness-p50",
+                        "lateness p50 at " + number(o.latenessRate(), 0) + " jobs/s (ms)",
+                        Kind.LATENESS,
+                        "p50Ms",
+                        1,
+                        ""),
+                new Row("lateness-p99", "lateness p99 (ms)", Kind.LATENESS, "p99Ms", 1, "≤ 10"),
+                new Row("lateness-max", "lateness max (ms)", Kind.LATENESS, "maxMs", 1, "≤ 50"),
+                new Row(
+                        "memory",
+                        "Redis bytes per pending job, " + number(o.pendingJobs(), 0) + " pending",
+                        Kind.MEMORY,
+                        "bytesPerJob",
+                        0,
+                        "≤ Redisson's"));
+    }
+
+    private void addNotes() {
+        String runs = options.runs() == 1 ? "1 run" : "the median of " + options.runs() + " runs";
+        notes.add("Each cell: " + runs + " after a discarded warm-up"
+                + (options.runs() > 1 ? ", (min-max) of the runs in parentheses" : "") + "; memory: "
+                + (options.memoryRuns() == 1 ? "one load" : options.memoryRuns() + " loads") + ", no warm-up.");
+        notes.add("This service: journal `sync` on MariaDB (a database of the benchmark's own,"
+                + " rewriteBatchedStatements=true) for push, hand-over and lateness; the memory figure is loaded"
+                + " with the journal off (Redis holds the same either way). Service defaults otherwise"
+                + " (8 shards, 32 Redis connections, 8 database connections).");
+        notes.add("Push: " + options.threads() + " concurrent callers one job at a time (in-process threads calling"
+                + " `engine.push`, keep-alive HTTP/1.1 connections posting `/push`, Redisson threads calling the"
+                + " blocking `offer`); " + options.batchThreads() + " callers of " + options.batchSize()
+                + " jobs (`pushBatch`, `POST /push/batch`, Redisson: " + options.batchSize()
+                + " `offerAsync` awaited together). Jobs due in 1 h, " + options.bodyBytes() + "-byte bodies; "
+                + options.pushMeasure().toSeconds() + " s measured per run after "
+                + options.pushPreRoll().toSeconds()
+                + " s of pushing.");
+        notes.add("Over HTTP: the packaged service (`delay-core-exec.jar`, -Xmx1g) as a JVM of its own, clients"
+                + " in the benchmark's JVM; hand-over, lateness and memory are the same engine as in-process and"
+                + " not measured again.");
+        notes.add("Hand-over: jobs loaded beforehand (pushBatch / offerAsync), all due at one instant; jobs/s from"
+                + " that instant until the last was handed to the in-process dispatcher (confirms at once) or taken"
+                + " by Redisson's " + RedissonTarget.CONSUMERS + " consumer threads (`poll(" + options.batchSize()
+                + ")`, else a blocking `poll(100 ms)`).");
+        notes.add("Lateness: " + number(options.latenessRate(), 0) + " jobs/s for "
+                + options.latenessDuration().toSeconds() + " s per run, delays uniform in 1-2 s; lateness = time of"
+                + " hand-over (dispatcher / consumer) minus the job's due time, every job recorded (HdrHistogram).");
+        notes.add("Redisson: " + versions.get("redisson") + ", StringCodec, its defaults otherwise; RDelayedQueue is"
+                + " deprecated in Redisson 3.x in favour of RReliableQueue (Redisson PRO only). Its client moves due"
+                + " values to the destination queue 100 per Lua call, and each call also removes every moved value"
+                + " from a list of all pending values with LREM (a scan from the list's head).");
+        notes.add("Everything shares the machine's " + machine.get("cores")
+                + " cores: Redis, MariaDB, the service and the load generator.");
+        memoryCrossCheck();
+        results.forEach((system, byKind) -> byKind.forEach((kind, m) -> m.notes()
+                .forEach(n -> notes.add(SYSTEM_LABELS.get(system) + ", "
+                        + kind.name().toLowerCase(Locale.ROOT).replace('_', '-') + ": " + n))));
+    }
+
+    private void memoryCrossCheck() {
+        List<String> parts = new ArrayList<>();
+        for (var e : results.entrySet()) {
+            Measurement m = e.getValue().get(Kind.MEMORY);
+            if (m == null || m.runs().isEmpty()) {
+                continue;
+            }
+            Object perJob = m.runs().get(0).details().get("memoryUsageOfKeysPerJob");
+            if (perJob instanceof Double d) {
+                parts.add(SYSTEM_LABELS.get(e.getKey()) + " " + number(d, 0));
+            }
+        }
+        if (!parts.isEmpty()) {
+            notes.add("Memory is the growth of `INFO memory` used_memory; `MEMORY USAGE` of the run's own keys says "
+                    + String.join(", ", parts) + " bytes per job.");
+        }
+    }
+
+    String markdown() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("## delay-queue benchmark")
+                .append(options.quick() ? " (--quick: small sizes, not comparable to the targets)" : "")
+                .append("\n\n");
+        sb.append("Run ")
+                .append(startedAt)
+                .append(", took ")
+                .append(elapsed.toMinutes())
+                .append(" min ")
+                .append(elapsed.toSecondsPart())
+                .append(" s.\n");
+        sb.append("Machine: ")
+                .append(machine.get("cpu"))
+                .append(", ")
+                .append(machine.get("cores"))
+                .append(" cores, ")
+                .append(machine.get("memory"))
+                .append(", ")
+                .append(machine.get("os"))
+                .append(".\n");
+        sb.append("JVM: ").append(machine.get("jvm")).append(".\n");
+        sb.append("Load average (1, 5, 15 min) at the start: ")
+                .append(machine.get("loadAtStart"))
+                .append("; at the end: ")
+                .append(machine.get("loadAtEnd"))
+                .append(".\n");
+        sb.append("Redis ")
+                .append(machine.get("redis"))
+                .append("; MariaDB ")
+                .append(machine.get("mariadb"))
+                .append(".\n");
+        List<String> v = new ArrayList<>();
+        versions.forEach((k, value) -> v.add(k + " " + value));
+        sb.append("Versions: ").append(String.join(", ", v)).append(".\n\n");
+
+        List<String> systems = List.copyOf(results.keySet());
+        sb.append("| figure |");
+        systems.forEach(s -> sb.append(' ').append(SYSTEM_LABELS.get(s)).append(" |"));
+        sb.append(" target |\n|---|");
+        systems.forEach(s -> sb.append("---:|"));
+        sb.append("---|\n");
+        for (Row row : rows) {
+            if (!anyMeasures(row.kind())) {
+                continue;
+            }
+            sb.append("| ").append(row.label()).append(" |");
+            for (String s : systems) {
+                sb.append(' ').append(cell(results.get(s).get(row.kind()), row)).append(" |");
+            }
+            sb.append(' ').append(row.target()).append(" |\n");
+        }
+        sb.append('\n');
+        notes.forEach(n -> sb.append("- ").append(n).append('\n'));
+        return sb.toString();
+    }
+
+    private boolean anyMeasures(Kind kind) {
+        return results.values().stream().anyMatch(m -> m.containsKey(kind));
+    }
+
+    private String cell(Measurement m, Row row) {
+        if (m == null) {
+            return "not run";
+        }
+        if (m.whyNotMeasured() != null) {
+            return "= in-process";
+        }
+        Double median = m.median(row.figure());
+        if (m.failed()) {
+            String reason = m.failure().replace('|', '/').replace('\n', ' ');
+            if (reason.length() > 120) {
+                reason = reason.substring(0, 117) + "...";
+            }
+            return "failed: " + reason;
+        }
+        if (median == null) {
+            return "no runs";
+        }
+        String text = number(median, row.decimals());
+        if (m.runs().size() < options.runs() && row.kind() != Kind.MEMORY) {
+            text += " (" + m.runs().size() + " run" + (m.runs().size() == 1 ? "" : "s") + ")";
+        } else if (m.runs().size() > 1) {
+            double min = m.runs().stream()
+                    .mapToDouble(r -> r.value(row.figure()))
+                    .min()
+                    .orElseThrow();
+            double max = m.runs().stream()
+                    .mapToDouble(r -> r.value(row.figure()))
+                    .max()
+                    .orElseThrow();
+            text += " (" + number(min, row.decimals()) + "-" + number(max, row.decimals()) + ")";
+        }
+        return text;
+    }
+
+    static String number(double value, int decimals) {
+        return String.format(Locale.ROOT, "%,." + decimals + "f", value);
+    }
+
+    void writeJson(Path file) throws IOException {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("benchmark", "delay-queue, issue 6");
+        json.put("startedAt", startedAt.toString());
+        json.put("elapsedSeconds", elapsed.toSeconds());
+        json.put("options", options.toMap());
+        json.put("machine", machine);
+        json.put("versions", versions);
+        List<Object> jsonRows = new ArrayList<>();
+        for (Row row : rows) {
+            if (!anyMeasures(row.kind())) {
+                continue;
+            }
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("id", row.id());
+            r.put("label", row.label());
+            r.put("figure", row.figure());
+            r.put("target", row.target());
+            Map<String, Object> cells = new LinkedHashMap<>();
+            results.forEach((system, byKind) -> {
+                Measurement m = byKind.get(row.kind());
+                Map<String, Object> c = new LinkedHashMap<>();
+                if (m == null) {
+                    c.put("notMeasured", "not run");
+                } else if (m.whyNotMeasured() != null) {
+                    c.put("notMeasured", m.whyNotMeasured());
+                } else {
+                    c.put("median", m.median(row.figure()));
+                    c.put(
+                            "runs",
+                            m.runs().stream()
+                                    .map(run -> run.values().get(row.figure()))
+                                    .toList());
+                    if (m.failed()) {
+                        c.put("failed", m.failure());
+                    }
+                }
+                cells.put(system, c);
+            });
+            r.put("cells", cells);
+            jsonRows.add(r);
+        }
+        json.put("rows", jsonRows);
+        Map<String, Object> systems = new LinkedHashMap<>();
+        results.forEach((system, byKind) -> {
+            Map<String, Object> s = new LinkedHashMap<>();
+            s.put("label", SYSTEM_LABELS.get(system));
+            byKind.forEach((kind, m) -> s.put(
+                    kind.name().toLowerCase(Locale.ROOT).replace('_', '-'),
+                    m.toMap(rows.stream()
+                            .filter(r -> r.kind() == kind)
+                            .map(Row::figure)
+                            .toList())));
+            systems.put(system, s);
+        });
+        json.put("measurements", systems);
+        json.put("notes", notes);
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), json);
+    }
+}

@@ -1,0 +1,47 @@
+package io.delayqueue.bench;
+
+import java.time.Duration;
+
+/**
+ * One system under test. Each method is one run on a clean slate (its own Redis keys, empty journal tables),
+ * removes what it wrote before it returns, and throws when the run failed. The harness calls the first run of
+ * each kind as a discarded warm-up.
+ */
+interface BenchTarget extends AutoCloseable {
+
+    /** The kinds of measurement, in the order the harness runs them. */
+    enum Kind {
+        PUSH_SINGLE,
+        PUSH_BATCH,
+        BURST,
+        LATENESS,
+        MEMORY
+    }
+
+    /** Why this system does not measure {@code kind}, or null when it does. */
+    default String notMeasured(Kind kind) {
+        return null;
+    }
+
+    /** Jobs per second pushed one per call by many concurrent callers ({@code jobsPerSecond}). */
+    RunResult pushSingle(Duration preRoll, Duration measure) throws Exception;
+
+    /** Jobs per second pushed in batches ({@code jobsPerSecond}). */
+    RunResult pushBatch(Duration preRoll, Duration measure) throws Exception;
+
+    /**
+     * Loads {@code jobs} jobs all due {@code leadMs} from now, then measures from that instant until the last
+     * one was handed over ({@code jobsPerSecond}); {@code overran} in the details when loading took longer than
+     * the lead.
+     */
+    RunResult burst(int jobs, long leadMs) throws Exception;
+
+    /** Lateness of a steady load of {@code rate} jobs per second ({@code p50Ms}, {@code p99Ms}, {@code maxMs}). */
+    RunResult lateness(int rate, Duration duration) throws Exception;
+
+    /** Redis memory per pending job ({@code bytesPerJob}) with {@code jobs} pending jobs. */
+    RunResult memory(int jobs) throws Exception;
+
+    @Override
+    void close() throws Exception;
+}

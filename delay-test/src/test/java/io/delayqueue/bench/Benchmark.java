@@ -1,0 +1,214 @@
+package io.delayqueue.bench;
+
+import io.delayqueue.bench.BenchTarget.Kind;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The benchmark of issue 6: this service in-process, this service over HTTP and Redisson's
+ * {@code RDelayedQueue}, side by side in one run on the same Redis. Prints one markdown table (with the
+ * machine and the versions) on standard output, progress on standard error, and writes the same figures with
+ * every run as JSON. Not a test: run it with {@code bin/bench} ({@code bin/bench --help} lists the flags).
+ *
+ * <p>Each figure is a discarded warm-up followed by the measured runs; the table shows their median. A system
+ * or a figure that fails shows as "failed: reason" in its cells; the others go on.
+ */
+public final class Benchmark {
+    /** A burst run slower than this (due instant to last hand-over) is not repeated. */
+    private static final int SLOW_BURST_SECONDS = 60;
+
+    private final BenchOptions options;
+    private final BenchRedis redis;
+    private final Path root;
+    private final long startNanos = System.nanoTime();
+
+    private Benchmark(BenchOptions options, BenchRedis redis, Path root) {
+        this.options = options;
+        this.redis = redis;
+        this.root = root;
+    }
+
+    public static void main(String[] args) throws Exception {
+        BenchOptions options;
+        try {
+            options = BenchOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Path root =
+                Path.of(System.getProperty("bench.root", ".")).toAbsolutePath().normalize();
+        Path cwd =
+                Path.of(System.getProperty("bench.cwd", ".")).toAbsolutePath().normalize();
+        // --out is relative to where bin/bench was called; the default lives under delay-test/target
+        Path output = options.output() != null
+                ? cwd.resolve(options.output())
+                : root.resolve("delay-test/target/bench/results.json");
+        Instant startedAt = Instant.now();
+        try (BenchRedis redis = new BenchRedis()) {
+            Benchmark benchmark = new Benchmark(options, redis, root);
+            Map<String, String> machine = BenchEnvironment.machine(redis);
+            Map<String, String> versions = BenchEnvironment.versions();
+            benchmark.progress("machine " + machine + "; versions " + versions);
+            Map<String, Map<Kind, Measurement>> results = new LinkedHashMap<>();
+            for (String system : BenchOptions.SYSTEMS) {
+                if (options.runs(system)) {
+                    results.put(system, benchmark.runSystem(system));
+                }
+            }
+            machine.put("loadAtEnd", BenchEnvironment.loadAverage());
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - benchmark.startNanos);
+            BenchReport report = new BenchReport(options, machine, versions, results, startedAt, elapsed);
+            System.out.print(report.markdown());
+            System.out.flush();
+            report.writeJson(output);
+            benchmark.progress("wrote " + output);
+        }
+        System.exit(0); // client libraries leave non-daemon threads behind
+    }
+
+    private Map<Kind, Measurement> runSystem(String system) {
+        Map<Kind, Measurement> out = new EnumMap<>(Kind.class);
+        BenchTarget target;
+        progress(system + ": starting");
+        try {
+            target = switch (system) {
+                case "inprocess" -> new InProcessTarget(options, redis);
+                case "http" -> new HttpTarget(options, redis, root);
+                case "redisson" -> new RedissonTarget(options, redis);
+                default -> throw new IllegalArgumentException(system);
+            };
+        } catch (Exception e) {
+            progress(system + ": could not start: " + e);
+            e.printStackTrace();
+            for (Kind kind : Kind.values()) {
+                if (options.measures(figureOf(kind))) {
+                    Measurement m = new Measurement();
+                    m.fail("could not start: " + describe(e));
+                    out.put(kind, m);
+                }
+            }
+            return out;
+        }
+        try {
+            for (Kind kind : Kind.values()) {
+                if (!options.measures(figureOf(kind))) {
+                    continue;
+                }
+                String why = target.notMeasured(kind);
+                out.put(kind, why != null ? Measurement.notMeasured(why) : measure(system, target, kind));
+            }
+        } finally {
+            try {
+                target.close();
+            } catch (Exception e) {
+                progress(system + ": closing failed: " + e);
+                e.printStackTrace();
+            }
+        }
+        return out;
+    }
+
+    private static String figureOf(Kind kind) {
+        return switch (kind) {
+            case PUSH_SINGLE, PUSH_BATCH -> "push";
+            case BURST -> "burst";
+            case LATENESS -> "lateness";
+            case MEMORY -> "memory";
+        };
+    }
+
+    private Measurement measure(String system, BenchTarget target, Kind kind) {
+        Measurement m = new Measurement();
+        String what = system + " " + kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
+        try {
+            switch (kind) {
+                case PUSH_SINGLE, PUSH_BATCH -> {
+                    m.warmUp(report(what + " warm-up", push(target, kind, Duration.ZERO, options.pushWarmUp())));
+                    for (int i = 1; i <= options.runs(); i++) {
+                        m.add(report(
+                                what + " run " + i, push(target, kind, options.pushPreRoll(), options.pushMeasure())));
+                    }
+                }
+                case BURST -> {
+                    int warmUpJobs = options.burstWarmUpJobs();
+                    RunResult warmUp = target.burst(warmUpJobs, Math.max(3_000, warmUpJobs / 4));
+                    m.warmUp(report(what + " warm-up (" + warmUpJobs + " jobs)", warmUp));
+                    double loadRate = warmUpJobs / (double) warmUp.details().get("loadSeconds");
+                    long lead = Math.max(3_000, (long) (options.burstJobs() / loadRate * 1_500) + 2_000);
+                    for (int i = 1; i <= options.runs(); i++) {
+                        RunResult run = target.burst(options.burstJobs(), lead);
+                        if (Boolean.TRUE.equals(run.details().get("overran"))) {
+                            m.note("run " + i + ": loading outlasted the lead of " + lead + " ms; run again with "
+                                    + lead * 2 + " ms");
+                            progress(what + " run " + i + ": loading outlasted the lead; again with twice the lead");
+                            lead *= 2;
+                            run = target.burst(options.burstJobs(), lead);
+                            if (Boolean.TRUE.equals(run.details().get("overran"))) {
+                                throw new IllegalStateException("loading outlasted a lead of " + lead + " ms twice");
+                            }
+                        }
+                        m.add(report(what + " run " + i, run));
+                        double seconds = (double) run.details().get("secondsFromDueToLast");
+                        if (seconds > SLOW_BURST_SECONDS && i < options.runs()) {
+                            m.note("runs after run " + i + " skipped: it took " + Math.round(seconds)
+                                    + " s from the due instant to the last hand-over (over " + SLOW_BURST_SECONDS
+                                    + " s), and the benchmark's time is bounded");
+                            progress(what + ": a run took over " + SLOW_BURST_SECONDS + " s; skipping the others");
+                            break;
+                        }
+                    }
+                }
+                case LATENESS -> {
+                    m.warmUp(report(
+                            what + " warm-up", target.lateness(options.latenessRate(), options.latenessWarmUp())));
+                    for (int i = 1; i <= options.runs(); i++) {
+                        m.add(report(
+                                what + " run " + i,
+                                target.lateness(options.latenessRate(), options.latenessDuration())));
+                    }
+                }
+                case MEMORY -> {
+                    for (int i = 1; i <= options.memoryRuns(); i++) {
+                        m.add(report(what + " run " + i, target.memory(options.pendingJobs())));
+                    }
+                }
+            }
+        } catch (Exception e) {
+            progress(what + " failed: " + e);
+            e.printStackTrace();
+            m.fail(describe(e));
+        }
+        return m;
+    }
+
+    private RunResult push(BenchTarget target, Kind kind, Duration preRoll, Duration measure) throws Exception {
+        return kind == Kind.PUSH_SINGLE ? target.pushSingle(preRoll, measure) : target.pushBatch(preRoll, measure);
+    }
+
+    private RunResult report(String what, RunResult run) {
+        progress(what + ": " + run.toMap());
+        return run;
+    }
+
+    private static String describe(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root && root.getMessage() == null) {
+            root = root.getCause();
+        }
+        String message =
+                root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        return message.replaceAll("\\s+", " ");
+    }
+
+    private void progress(String message) {
+        long s = (System.nanoTime() - startNanos) / 1_000_000_000L;
+        System.err.printf(Locale.ROOT, "[bench %2d:%02d] %s%n", s / 60, s % 60, message);
+    }
+}

@@ -1,0 +1,263 @@
+package io.delayqueue.bench;
+
+import io.delayqueue.common.PushRequest;
+import io.delayqueue.config.DelayProperties;
+import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.engine.DelayQueueEngine;
+import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
+import io.delayqueue.queue.store.redis.RedisJobStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisPooled;
+
+/**
+ * This service in-process: a {@link DelayQueueEngine} wired as the service wires it, with the service's
+ * defaults (8 shards, 32 Redis connections, a {@link MyBatisJournal} in {@code sync} mode with 8 database
+ * connections), on the Redis at 127.0.0.1:6379 under a key prefix of each run's own and a MariaDB database of
+ * the benchmark's own. Due jobs go to a {@link CountingDispatcher}. Every run starts a fresh engine on empty
+ * journal tables and a fresh prefix, and removes both afterwards.
+ */
+final class InProcessTarget implements BenchTarget {
+    static final String TOPIC = "bench";
+
+    private final BenchOptions options;
+    private final BenchRedis benchRedis;
+    private final BenchDatabase database;
+    private final String body;
+    private final DelayProperties defaults = new DelayProperties();
+
+    InProcessTarget(BenchOptions options, BenchRedis benchRedis) throws Exception {
+        this.options = options;
+        this.benchRedis = benchRedis;
+        this.body = "x".repeat(options.bodyBytes());
+        this.database = BenchDatabase.create();
+        database.migrate();
+    }
+
+    @Override
+    public RunResult pushSingle(Duration preRoll, Duration measure) throws Exception {
+        PushRequest request = PushRequest.of(TOPIC, body, Duration.ofHours(1).toMillis());
+        try (Queue q = new Queue(true, HandOvers.counting())) {
+            return LoadDriver.throughput(options.threads(), preRoll, measure, caller -> () -> {
+                q.engine.push(request);
+                return 1;
+            });
+        }
+    }
+
+    @Override
+    public RunResult pushBatch(Duration preRoll, Duration measure) throws Exception {
+        List<PushRequest> batch = Collections.nCopies(
+                options.batchSize(),
+                PushRequest.of(TOPIC, body, Duration.ofHours(1).toMillis()));
+        try (Queue q = new Queue(true, HandOvers.counting())) {
+            return LoadDriver.throughput(
+                    options.batchThreads(),
+                    preRoll,
+                    measure,
+                    caller -> () -> q.engine.pushBatch(batch).size());
+        }
+    }
+
+    @Override
+    public RunResult burst(int jobs, long leadMs) throws Exception {
+        HandOvers handOvers = HandOvers.counting();
+        try (Queue q = new Queue(true, handOvers)) {
+            handOvers.expect(jobs);
+            long dueAt = System.currentTimeMillis() + leadMs;
+            long loadStart = System.nanoTime();
+            loadBatches(q.engine, jobs, dueAt);
+            double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
+            long loadedAt = System.currentTimeMillis();
+            long doneAtMicros = handOvers.await(
+                    jobs,
+                    Duration.ofMillis(Math.max(0, dueAt - System.currentTimeMillis()))
+                            .plus(Figures.BURST_TIMEOUT));
+            if (doneAtMicros < 0) {
+                throw Figures.burstTimedOut(handOvers.count(), jobs, "were handed over");
+            }
+            return Figures.burst(jobs, dueAt, doneAtMicros, handOvers.firstAtMicros(), loadSeconds, loadedAt, leadMs);
+        }
+    }
+
+    /** Pushes {@code jobs} jobs due at {@code dueAt} with {@code pushBatch}, from a few threads. */
+    private void loadBatches(DelayQueueEngine engine, int jobs, long dueAt) throws Exception {
+        PushRequest request = new PushRequest(null, TOPIC, null, null, body, null, dueAt, null, null, null, null);
+        List<PushRequest> full = Collections.nCopies(options.batchSize(), request);
+        AtomicInteger left = new AtomicInteger(jobs);
+        Parallel.run(options.batchThreads(), "bench-load", () -> {
+            while (true) {
+                int taken = take(left, full.size());
+                if (taken == 0) {
+                    return;
+                }
+                engine.pushBatch(taken == full.size() ? full : full.subList(0, taken));
+            }
+        });
+    }
+
+    private static int take(AtomicInteger left, int most) {
+        while (true) {
+            int l = left.get();
+            if (l <= 0) {
+                return 0;
+            }
+            int t = Math.min(l, most);
+            if (left.compareAndSet(l, l - t)) {
+                return t;
+            }
+        }
+    }
+
+    @Override
+    public RunResult lateness(int rate, Duration duration) throws Exception {
+        HandOvers handOvers = HandOvers.recordingLateness();
+        try (Queue q = new Queue(true, handOvers)) {
+            Map<String, Number> load = LoadDriver.paced(
+                    rate,
+                    duration,
+                    32,
+                    seq -> q.engine.push(PushRequest.of(
+                            TOPIC, body, 1_000 + ThreadLocalRandom.current().nextInt(1_000))));
+            long pushed = load.get("pushed").longValue();
+            if (handOvers.await(pushed, Duration.ofSeconds(32)) < 0) {
+                throw new IllegalStateException((pushed - handOvers.count()) + " of " + pushed
+                        + " jobs were not handed over within 30 s" + " of their due time");
+            }
+            return Figures.lateness(handOvers.lateness(), handOvers.early(), load);
+        }
+    }
+
+    @Override
+    public RunResult memory(int jobs) throws Exception {
+        long before = benchRedis.usedMemory();
+        String keys;
+        long loadStart = System.nanoTime();
+        try (Queue q = new Queue(false, HandOvers.counting())) {
+            keys = q.keysGlob();
+            long farAway = System.currentTimeMillis() + Duration.ofDays(30).toMillis();
+            AtomicInteger left = new AtomicInteger(jobs);
+            Parallel.run(options.batchThreads(), "bench-load", () -> {
+                List<PushRequest> batch = new ArrayList<>(options.batchSize());
+                while (true) {
+                    int taken = take(left, options.batchSize());
+                    if (taken == 0) {
+                        return;
+                    }
+                    batch.clear();
+                    for (int i = 0; i < taken; i++) {
+                        long dueAt = farAway
+                                + ThreadLocalRandom.current()
+                                        .nextLong(Duration.ofDays(300).toMillis());
+                        batch.add(new PushRequest(null, TOPIC, null, null, body, null, dueAt, null, null, null, null));
+                    }
+                    q.engine.pushBatch(batch);
+                }
+            });
+            double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
+            q.closeEngine(); // its connections' buffers are not part of what a pending job costs
+            long after = benchRedis.usedMemory();
+            long ofKeys = benchRedis.memoryOfKeys(keys);
+            return RunResult.of("bytesPerJob", (double) (after - before) / jobs)
+                    .with("usedMemoryBefore", before)
+                    .with("usedMemoryAfter", after)
+                    .with("memoryUsageOfKeysPerJob", (double) ofKeys / jobs)
+                    .with("keys", benchRedis.keys(keys).size())
+                    .with("jobs", jobs)
+                    .with("loadSeconds", loadSeconds)
+                    .with("journal", "off (loaded with pushBatch; the journal does not change what Redis holds)");
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        database.close();
+    }
+
+    /** One run's engine, its Redis pool and journal; closing removes its keys and empties the journal. */
+    private final class Queue implements AutoCloseable {
+        private final String prefix = BenchRedis.uniqueName("inproc");
+        private final JedisPooled redis;
+        private final Journal journal;
+        private final DelayQueueEngine engine;
+        private boolean engineClosed;
+
+        Queue(boolean journaled, HandOvers handOvers) {
+            DelayProperties.Redis r = defaults.getRedis();
+            GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+            pool.setMaxTotal(r.getMaxConnections());
+            pool.setMaxIdle(r.getMaxConnections());
+            pool.setJmxEnabled(false);
+            int timeoutMs = (int) r.getTimeout().toMillis();
+            redis = new JedisPooled(
+                    pool,
+                    new HostAndPort(BenchRedis.HOST, BenchRedis.PORT),
+                    DefaultJedisClientConfig.builder()
+                            .connectionTimeoutMillis(timeoutMs)
+                            .socketTimeoutMillis(timeoutMs)
+                            .clientName("bench-inproc")
+                            .build());
+            if (journaled) {
+                DelayProperties.Journal j = defaults.getJournal();
+                journal = new MyBatisJournal(
+                        database.sessions(),
+                        new MyBatisJournal.Settings(
+                                j.getMode(),
+                                j.getLag(),
+                                j.getMaxRowsPerCommit(),
+                                j.getCommitTimeout(),
+                                j.getQueueCapacity(),
+                                j.getCreateWriters()),
+                        Clock.systemUTC());
+            } else {
+                journal = Journal.NONE;
+            }
+            EngineConfig config = defaults.toEngineConfig().toBuilder()
+                    .redisPrefix(prefix)
+                    .defaultDispatcher(CountingDispatcher.NAME)
+                    .build();
+            engine = new DelayQueueEngine(
+                    config,
+                    new RedisJobStore(redis, prefix, config.shards(), config.retention(), false),
+                    List.of(new CountingDispatcher(handOvers)),
+                    new StandaloneCoordinator(),
+                    journal,
+                    Clock.systemUTC());
+            engine.start();
+        }
+
+        String keysGlob() {
+            return "{" + prefix + ":*";
+        }
+
+        void closeEngine() {
+            if (!engineClosed) {
+                engineClosed = true;
+                engine.close();
+                journal.close();
+                redis.close();
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            closeEngine();
+            benchRedis.unlink(keysGlob());
+            if (journal != Journal.NONE) {
+                database.truncate();
+            }
+        }
+    }
+}
