@@ -64,7 +64,7 @@ final class BenchEnvironment {
         m.put("jedis", mavenVersion("redis.clients", "jedis"));
         m.put("spring-boot", SpringBootVersion.getVersion());
         m.put("mybatis", mavenVersion("org.mybatis", "mybatis"));
-        m.put("mysql-connector-j", BenchDatabase.driverVersion());
+        m.put("jdbc driver", BenchDatabase.driverVersion());
         m.put("netty (Redisson's)", mavenVersion("io.netty", "netty-common"));
         return m;
     }
