@@ -96,8 +96,8 @@ final class BenchReport {
         notes.add("Each cell: " + runs + " after a discarded warm-up"
                 + (options.runs() > 1 ? ", (min-max) of the runs in parentheses" : "") + "; memory: "
                 + (options.memoryRuns() == 1 ? "one load" : options.memoryRuns() + " loads") + ", no warm-up.");
-        notes.add("This service: journal `sync` on MariaDB (a database of the benchmark's own,"
-                + " rewriteBatchedStatements=true) for push, hand-over and lateness; the memory figure is loaded"
+        notes.add("This service: journal `sync` on MariaDB (a database of the benchmark's own, through"
+                + " MariaDB's driver, `jdbc:mariadb:`) for push, hand-over and lateness; the memory figure is loaded"
                 + " with the journal off (Redis holds the same either way). Service defaults otherwise"
                 + " (8 shards, 32 Redis connections, 8 database connections).");
         notes.add("Push: " + options.threads() + " concurrent callers one job at a time (in-process threads calling"

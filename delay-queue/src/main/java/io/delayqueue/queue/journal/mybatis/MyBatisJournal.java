@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -358,7 +359,8 @@ public final class MyBatisJournal implements Journal {
      */
     private Map<Entry, Set<String>> write(List<Entry> batch, boolean lookUpIds) {
         long now = clock.millis();
-        Map<Entry, Set<String>> existingByEntry = new LinkedHashMap<>();
+        // by identity: an entry is a record, whose hashCode would hash every job in it, bodies and all
+        Map<Entry, Set<String>> existingByEntry = new IdentityHashMap<>();
         // A BATCH session: the existence query runs at once, then every insert and update is queued as a JDBC
         // batch of one static statement and sent at commit; with rewriteBatchedStatements=true, MySQL's driver
         // turns each batch into multi-row statements (sized to max_allowed_packet). Far cheaper on the CPU
