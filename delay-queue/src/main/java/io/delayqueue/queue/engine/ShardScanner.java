@@ -1,6 +1,7 @@
 package io.delayqueue.queue.engine;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -103,12 +104,15 @@ final class ShardScanner implements Runnable {
                 while (running) {
                     // compare before subtracting: plannedWakeAt may be Long.MIN_VALUE ("at once"), and
                     // MIN_VALUE - now overflows to a huge positive wait that no later push could shorten
-                    long now = clock.millis();
-                    if (plannedWakeAt <= now) {
+                    if (plannedWakeAt <= clock.millis()) {
                         break;
                     }
-                    long waitMs = plannedWakeAt - now;
-                    wake.awaitNanos(TimeUnit.MILLISECONDS.toNanos(waitMs));
+                    // to the start of the wanted millisecond, in nanoseconds: waiting whole milliseconds from
+                    // a truncated "now" would wake up to a millisecond late, half a millisecond on average
+                    Instant now = clock.instant();
+                    long waitNanos = TimeUnit.MILLISECONDS.toNanos(plannedWakeAt - now.toEpochMilli())
+                            - now.getNano() % 1_000_000;
+                    wake.awaitNanos(Math.max(1, waitNanos));
                 }
                 plannedWakeAt = Long.MIN_VALUE;
             } catch (InterruptedException e) {
