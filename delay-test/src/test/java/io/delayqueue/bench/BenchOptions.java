@@ -109,7 +109,7 @@ record BenchOptions(
                 integer(flags, "threads", 128),
                 integer(flags, "batch-threads", 8),
                 integer(flags, "batch-size", 1000),
-                Duration.ofSeconds(quick ? 3 : 10),
+                Duration.ofSeconds(quick ? 3 : 20), // push warm-up: the HTTP service is a fresh JVM, its JIT needs it
                 Duration.ofSeconds(1),
                 Duration.ofSeconds(integer(flags, "push-seconds", quick ? 3 : 8)),
                 integer(flags, "burst", quick ? 20_000 : 200_000),

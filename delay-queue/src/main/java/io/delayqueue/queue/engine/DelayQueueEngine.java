@@ -66,7 +66,7 @@ public final class DelayQueueEngine implements AutoCloseable {
     private final LatenessRecorder lateness = new LatenessRecorder();
     /** Concurrent pushes share journal commits and script calls. */
     private final Combiner<Job, PushResult> pushes =
-            new Combiner<>(this::journalAndStore, EngineConfig.DEFAULT_MAX_BATCH_SIZE, 2);
+            new Combiner<>(this::journalAndStore, EngineConfig.DEFAULT_MAX_BATCH_SIZE, 3);
 
     private final ShardScanner[] scanners;
     private final List<Thread> scannerThreads = new ArrayList<>();
