@@ -32,6 +32,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -243,18 +244,27 @@ public final class DelayQueueEngine implements AutoCloseable {
 
     /** Journals and stores new jobs (of one or of several concurrent callers); one result per job, in order. */
     private List<PushResult> journalAndStore(List<Job> jobs) {
+        // One id twice in a round (two callers, or one batch, pushing the same client id): the first push
+        // creates the job, the others find it.
+        Set<String> ids = new HashSet<>();
+        List<Job> firsts = jobs;
+        for (int i = 0; i < jobs.size(); i++) {
+            if (!ids.add(jobs.get(i).id())) {
+                firsts = jobs.stream().filter(distinctIds()).toList();
+                break;
+            }
+        }
         // journal first: a job is never in Redis without its row
-        Set<String> journaled = journal.recordCreated(jobs);
-        List<Job> toStore = jobs;
+        Set<String> journaled = journal.recordCreated(firsts);
+        List<Job> toStore = firsts;
         if (!journaled.isEmpty()) {
             // Ids the journal already had: keep the journaled job. If a push of it failed half-way before (row
             // committed, Redis down), this puts it into Redis now; if Redis has it, nothing changes.
-            toStore = new ArrayList<>(jobs.size());
-            Set<String> looked = new HashSet<>();
-            for (Job job : jobs) {
+            toStore = new ArrayList<>(firsts.size());
+            for (Job job : firsts) {
                 if (!journaled.contains(job.id())) {
                     toStore.add(job);
-                } else if (looked.add(job.id())) {
+                } else {
                     journal.find(job.id())
                             .filter(j -> !j.status().isFinal())
                             .map(JournalRestorer::restorable)
@@ -269,8 +279,7 @@ public final class DelayQueueEngine implements AutoCloseable {
             if (stored.get(i)) {
                 onScheduled(job);
             }
-            // a second push of an id in one round finds it taken (false); the first keeps its true
-            createdById.merge(job.id(), stored.get(i) && !journaled.contains(job.id()), (a, b) -> a);
+            createdById.put(job.id(), stored.get(i) && !journaled.contains(job.id()));
         }
         List<PushResult> results = new ArrayList<>(jobs.size());
         Set<String> reported = new HashSet<>();
@@ -279,6 +288,11 @@ public final class DelayQueueEngine implements AutoCloseable {
             results.add(new PushResult(job.id(), first && createdById.getOrDefault(job.id(), false)));
         }
         return results;
+    }
+
+    private static Predicate<Job> distinctIds() {
+        Set<String> seen = new HashSet<>();
+        return job -> seen.add(job.id());
     }
 
     /** A job landed in the store (pushed or restored). */

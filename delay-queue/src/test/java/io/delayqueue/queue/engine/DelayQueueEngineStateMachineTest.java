@@ -483,6 +483,49 @@ class DelayQueueEngineStateMachineTest {
     }
 
     @Test
+    void one_client_id_twice_in_one_batch_creates_the_first_and_reports_the_second_as_found() {
+        List<PushResult> results = engine.pushBatch(List.of(
+                PushRequest.of(PUSH_TOPIC, "first", 100).withId("twice"),
+                PushRequest.of(PUSH_TOPIC, "other", 100),
+                PushRequest.of(PUSH_TOPIC, "second", 50).withId("twice")));
+
+        assertThat(results.get(0)).isEqualTo(new PushResult("twice", true));
+        assertThat(results.get(1).created()).isTrue();
+        assertThat(results.get(2)).isEqualTo(new PushResult("twice", false));
+        assertThat(engine.get("twice").body()).isEqualTo("first");
+        assertThat(engine.stats().byStatus()).containsEntry(JobStatus.DELAY, 2L);
+    }
+
+    @Test
+    void concurrent_pushes_of_one_client_id_create_it_exactly_once() throws Exception {
+        int callers = 16;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(callers);
+        try {
+            for (int round = 0; round < 20; round++) {
+                String id = "race-" + round;
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(callers);
+                List<java.util.concurrent.Future<PushResult>> pushes = new java.util.ArrayList<>();
+                for (int c = 0; c < callers; c++) {
+                    String body = "body " + c;
+                    pushes.add(pool.submit(() -> {
+                        start.await();
+                        return engine.push(
+                                PushRequest.of(PUSH_TOPIC, body, 1000).withId(id));
+                    }));
+                }
+                int created = 0;
+                for (var push : pushes) {
+                    created += push.get().created() ? 1 : 0;
+                }
+                assertThat(created).as("pushes of %s that created it", id).isEqualTo(1);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(engine.stats().byStatus()).containsEntry(JobStatus.DELAY, 20L);
+    }
+
+    @Test
     void batch_pushes_every_job_and_reports_ids_in_order() {
         List<PushRequest> batch = List.of(
                 PushRequest.of(PUSH_TOPIC, "a", 0).withId("b-1"),

@@ -1,0 +1,126 @@
+package io.delayqueue.queue.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayqueue.common.PushRequest;
+import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
+import io.delayqueue.queue.testing.JournalDatabase;
+import io.delayqueue.queue.testing.ManualClock;
+import io.delayqueue.queue.testing.RecordingDispatcher;
+import io.delayqueue.queue.testing.RedisFixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pushes through the engine with the MyBatis journal in {@code sync} mode (H2 in MySQL mode) and the Redis
+ * store: concurrent pushes share rounds, and one id pushed several times in a round is created once.
+ */
+class JournaledPushTest {
+    private static final long T0 = 1_700_000_000_000L;
+
+    private RedisFixture redis;
+    private JournalDatabase db;
+    private MyBatisJournal journal;
+    private DelayQueueEngine engine;
+
+    @BeforeEach
+    void setUp() {
+        redis = new RedisFixture();
+        db = JournalDatabase.h2();
+        journal = new MyBatisJournal(
+                db.sessions(),
+                new MyBatisJournal.Settings(
+                        JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
+                new ManualClock(T0));
+        EngineConfig config = EngineConfig.builder()
+                .shards(4)
+                .redisPrefix(redis.prefix())
+                .defaultDispatcher("rec")
+                .build();
+        engine = new DelayQueueEngine(
+                config,
+                redis.store(config.shards(), config.retention()),
+                List.of(new RecordingDispatcher("rec")),
+                new StandaloneCoordinator(),
+                journal,
+                new ManualClock(T0));
+    }
+
+    @AfterEach
+    void tearDown() {
+        try {
+            engine.close();
+            journal.close();
+        } finally {
+            db.close();
+            redis.close();
+        }
+    }
+
+    @Test
+    void oneClientIdTwiceInOneBatchIsCreatedByTheFirstAndFoundByTheSecond() {
+        List<PushResult> results = engine.pushBatch(List.of(
+                PushRequest.of("orders", "first", 1000).withId("twice"),
+                PushRequest.of("orders", "other", 1000),
+                PushRequest.of("orders", "second", 500).withId("twice")));
+
+        assertThat(results).extracting(PushResult::created).containsExactly(true, true, false);
+        assertThat(engine.get("twice").body()).isEqualTo("first");
+        assertThat(journal.find("twice").orElseThrow().body()).isEqualTo("first");
+        assertThat(db.queryLong("SELECT COUNT(*) FROM delay_queue_job")).isEqualTo(2);
+    }
+
+    @Test
+    void concurrentSinglePushesAreAllJournaledAndStoredAndOneIdIsCreatedOnce() throws Exception {
+        int callers = 32;
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try {
+            CyclicBarrier start = new CyclicBarrier(callers);
+            List<Future<List<PushResult>>> pushes = new ArrayList<>();
+            for (int c = 0; c < callers; c++) {
+                int caller = c;
+                pushes.add(pool.submit(() -> {
+                    start.await();
+                    List<PushResult> mine = new ArrayList<>();
+                    for (int k = 0; k < 50; k++) {
+                        mine.add(engine.push(PushRequest.of("orders", "job " + caller + "/" + k, 1000)));
+                    }
+                    mine.add(engine.push(PushRequest.of("orders", "shared by " + caller, 1000)
+                            .withId("shared")));
+                    return mine;
+                }));
+            }
+            int created = 0;
+            int sharedCreated = 0;
+            for (Future<List<PushResult>> push : pushes) {
+                for (PushResult r : push.get()) {
+                    if (r.created()) {
+                        created++;
+                        sharedCreated += r.id().equals("shared") ? 1 : 0;
+                    }
+                }
+            }
+            assertThat(sharedCreated).as("pushes that created 'shared'").isEqualTo(1);
+            assertThat(created).isEqualTo(callers * 50 + 1);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(db.queryLong("SELECT COUNT(*) FROM delay_queue_job")).isEqualTo(32 * 50 + 1);
+        assertThat(engine.stats().byStatus().values().stream()
+                        .mapToLong(Long::longValue)
+                        .sum())
+                .as("jobs in Redis")
+                .isEqualTo(32 * 50 + 1);
+        assertThat(journal.commits()).as("commits for %d pushes", 32 * 51).isLessThan(32 * 51);
+    }
+}
