@@ -7,6 +7,7 @@ import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -743,6 +744,12 @@ public class DelayProperties {
 
         public int getCreateWriters() {
             return createWriters;
+        }
+
+        /** The writer's settings (mode, lag, group size, commit timeout, backlog, create writers). */
+        public MyBatisJournal.Settings toSettings() {
+            return new MyBatisJournal.Settings(
+                    mode, lag, maxRowsPerCommit, commitTimeout, queueCapacity, createWriters);
         }
 
         public void setCreateWriters(int createWriters) {

@@ -126,16 +126,7 @@ public class DelayQueueConfiguration {
         if (j.getMode() == JournalMode.OFF) {
             return Journal.NONE;
         }
-        return new MyBatisJournal(
-                sessions.getObject(),
-                new MyBatisJournal.Settings(
-                        j.getMode(),
-                        j.getLag(),
-                        j.getMaxRowsPerCommit(),
-                        j.getCommitTimeout(),
-                        j.getQueueCapacity(),
-                        j.getCreateWriters()),
-                clock);
+        return new MyBatisJournal(sessions.getObject(), j.toSettings(), clock);
     }
 
     /** Restores from the journal once started, by default when Redis is the embedded (empty) one. */

@@ -1,11 +1,9 @@
 package io.delayqueue.bench;
 
-import java.util.ArrayList;
+import io.delayqueue.e2e.support.TestRedis;
 import java.util.List;
 import java.util.UUID;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * The benchmark's own connection to the Redis on 127.0.0.1:6379, for what no system under test should
@@ -37,15 +35,7 @@ final class BenchRedis implements AutoCloseable {
 
     /** Keys matching a glob, found with SCAN (never KEYS, which blocks the server). */
     List<String> keys(String glob) {
-        ScanParams params = new ScanParams().match(glob).count(1000);
-        List<String> keys = new ArrayList<>();
-        String cursor = ScanParams.SCAN_POINTER_START;
-        do {
-            ScanResult<String> page = jedis.scan(cursor, params);
-            keys.addAll(page.getResult());
-            cursor = page.getCursor();
-        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        return keys;
+        return TestRedis.scanGlob(jedis, glob);
     }
 
     /** The exact memory ({@code MEMORY USAGE key SAMPLES 0}) of the keys matching {@code glob}. */

@@ -11,8 +11,25 @@ final class Figures {
 
     private Figures() {}
 
+    /**
+     * Waits, once a burst is loaded, until its {@code jobs} jobs due at {@code dueAtMs} were all handed over, at
+     * most {@link #BURST_TIMEOUT} past the due instant, and gives the run's figures; {@code verb} says what
+     * happened to the jobs in the failure's message ("were handed over").
+     */
+    static RunResult awaitBurst(
+            HandOvers handOvers, int jobs, long dueAtMs, double loadSeconds, long leadMs, String verb)
+            throws InterruptedException {
+        long loadedAt = System.currentTimeMillis();
+        long doneAtMicros = handOvers.await(
+                jobs, Duration.ofMillis(Math.max(0, dueAtMs - loadedAt)).plus(BURST_TIMEOUT));
+        if (doneAtMicros < 0) {
+            throw burstTimedOut(handOvers.count(), jobs, verb);
+        }
+        return burst(jobs, dueAtMs, doneAtMicros, handOvers.firstAtMicros(), loadSeconds, loadedAt, leadMs);
+    }
+
     /** The failure of a burst that did not finish within {@link #BURST_TIMEOUT}, with the rate it reached. */
-    static IllegalStateException burstTimedOut(long handedOver, int jobs, String verb) {
+    private static IllegalStateException burstTimedOut(long handedOver, int jobs, String verb) {
         long seconds = BURST_TIMEOUT.toSeconds();
         return new IllegalStateException("only " + handedOver + " of " + jobs + " jobs " + verb + " within " + seconds
                 + " s of their due time (" + BenchReport.number((double) handedOver / seconds, 0) + " jobs/s)");
@@ -22,7 +39,7 @@ final class Figures {
      * A burst: {@code jobs} jobs due at {@code dueAtMs}, the last handed over at {@code lastAtMicros}. The rate is
      * jobs over the time from the due instant to the last hand-over.
      */
-    static RunResult burst(
+    private static RunResult burst(
             int jobs,
             long dueAtMs,
             long lastAtMicros,

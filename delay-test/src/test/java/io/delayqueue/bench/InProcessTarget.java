@@ -80,15 +80,7 @@ final class InProcessTarget implements BenchTarget {
             long loadStart = System.nanoTime();
             loadBatches(q.engine, jobs, dueAt);
             double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
-            long loadedAt = System.currentTimeMillis();
-            long doneAtMicros = handOvers.await(
-                    jobs,
-                    Duration.ofMillis(Math.max(0, dueAt - System.currentTimeMillis()))
-                            .plus(Figures.BURST_TIMEOUT));
-            if (doneAtMicros < 0) {
-                throw Figures.burstTimedOut(handOvers.count(), jobs, "were handed over");
-            }
-            return Figures.burst(jobs, dueAt, doneAtMicros, handOvers.firstAtMicros(), loadSeconds, loadedAt, leadMs);
+            return Figures.awaitBurst(handOvers, jobs, dueAt, loadSeconds, leadMs, "were handed over");
         }
     }
 
@@ -210,17 +202,8 @@ final class InProcessTarget implements BenchTarget {
                             .clientName("bench-inproc")
                             .build());
             if (journaled) {
-                DelayProperties.Journal j = defaults.getJournal();
                 journal = new MyBatisJournal(
-                        database.sessions(),
-                        new MyBatisJournal.Settings(
-                                j.getMode(),
-                                j.getLag(),
-                                j.getMaxRowsPerCommit(),
-                                j.getCommitTimeout(),
-                                j.getQueueCapacity(),
-                                j.getCreateWriters()),
-                        Clock.systemUTC());
+                        database.sessions(), defaults.getJournal().toSettings(), Clock.systemUTC());
             } else {
                 journal = Journal.NONE;
             }

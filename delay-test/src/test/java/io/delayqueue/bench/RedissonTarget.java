@@ -102,15 +102,7 @@ final class RedissonTarget implements BenchTarget {
             String v = value(dueAt);
             offerAll(q, jobs, () -> v, () -> dueAt - System.currentTimeMillis());
             double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
-            long loadedAt = System.currentTimeMillis();
-            long doneAtMicros = handOvers.await(
-                    jobs,
-                    Duration.ofMillis(Math.max(0, dueAt - System.currentTimeMillis()))
-                            .plus(Figures.BURST_TIMEOUT));
-            if (doneAtMicros < 0) {
-                throw Figures.burstTimedOut(handOvers.count(), jobs, "were taken");
-            }
-            return Figures.burst(jobs, dueAt, doneAtMicros, handOvers.firstAtMicros(), loadSeconds, loadedAt, leadMs)
+            return Figures.awaitBurst(handOvers, jobs, dueAt, loadSeconds, leadMs, "were taken")
                     .with("consumerErrors", q.consumerErrors());
         }
     }

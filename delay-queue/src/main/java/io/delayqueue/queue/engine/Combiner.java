@@ -17,7 +17,7 @@ import java.util.function.Function;
  * {@code maxItems} at a time, its own items included, the same caller's items never split), then hands
  * each caller its share of the results. The others park until their share arrives. A caller that stops
  * leading looks at the queue after letting go and wakes the first caller still waiting, which takes over,
- * so nothing is stranded. Two leaders let one round write to the database while the next gathers.
+ * so nothing is stranded. Several leaders let one round write to the database while the next gathers.
  *
  * <p>Threading: {@link #run} is safe from any thread.
  *

@@ -32,7 +32,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -247,11 +246,10 @@ public final class DelayQueueEngine implements AutoCloseable {
         // One id twice in a round (two callers, or one batch, pushing the same client id): the first push
         // creates the job, the others find it.
         Set<String> ids = new HashSet<>();
-        List<Job> firsts = jobs;
-        for (int i = 0; i < jobs.size(); i++) {
-            if (!ids.add(jobs.get(i).id())) {
-                firsts = jobs.stream().filter(distinctIds()).toList();
-                break;
+        List<Job> firsts = new ArrayList<>(jobs.size());
+        for (Job job : jobs) {
+            if (ids.add(job.id())) {
+                firsts.add(job);
             }
         }
         // journal first: a job is never in Redis without its row
@@ -288,11 +286,6 @@ public final class DelayQueueEngine implements AutoCloseable {
             results.add(new PushResult(job.id(), first && createdById.getOrDefault(job.id(), false)));
         }
         return results;
-    }
-
-    private static Predicate<Job> distinctIds() {
-        Set<String> seen = new HashSet<>();
-        return job -> seen.add(job.id());
     }
 
     /** A job landed in the store (pushed or restored). */

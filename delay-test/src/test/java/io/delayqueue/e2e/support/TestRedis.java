@@ -69,7 +69,12 @@ public final class TestRedis {
         if (prefix.contains("*") || prefix.contains("?") || prefix.contains("[")) {
             throw new IllegalArgumentException("prefix must not contain glob characters: " + prefix);
         }
-        ScanParams params = new ScanParams().match("{" + prefix + ":*").count(1000);
+        return scanGlob(jedis, "{" + prefix + ":*");
+    }
+
+    /** Keys matching a glob, found with SCAN (never KEYS, which blocks the server). */
+    public static List<String> scanGlob(Jedis jedis, String glob) {
+        ScanParams params = new ScanParams().match(glob).count(1000);
         List<String> keys = new ArrayList<>();
         String cursor = ScanParams.SCAN_POINTER_START;
         do {

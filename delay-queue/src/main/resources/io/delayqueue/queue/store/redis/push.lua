@@ -4,7 +4,6 @@
 -- The counts and the topic set are written once per script, not once per job.
 local tag = ARGV[1]
 local out = {}
-local added = {}
 local topics = {}
 for i = 2, #ARGV, 3 do
   local id = ARGV[i]
@@ -15,15 +14,12 @@ for i = 2, #ARGV, 3 do
     else
       redis.call('ZADD', KEYS[2], ARGV[i + 2], id)
     end
-    added[j.st] = (added[j.st] or 0) + 1
+    count(j.st, 1)
     topics[j.topic] = true
     out[#out + 1] = 1
   else
     out[#out + 1] = 0
   end
-end
-for st, n in pairs(added) do
-  count(st, n)
 end
 for topic in pairs(topics) do
   redis.call('SADD', tag .. ':topics', topic)
