@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.journal.mybatis.JournalMapper;
-import io.delayqueue.queue.journal.mybatis.LogRow;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -180,22 +179,22 @@ class EmbeddedDefaultSmokeTest {
     SqlSessionFactory sessions;
 
     /**
-     * The journal commits its groups itself, so a group is all or nothing: a statement of a session that
-     * is not committed must not land (with Spring-managed sessions on the pool's auto-commit connections,
-     * each statement would commit on its own).
+     * The journal commits its groups itself, so a group is all or nothing: a statement on a session's
+     * connection (where the journal writes its rows) that is not committed must not land. With
+     * Spring-managed sessions on the pool's auto-commit connections, each statement would commit on its own.
      */
     @Test
     void aJournalStatementThatIsNotCommittedLeavesNothing() throws Exception {
-        LogRow row = new LogRow();
-        row.setJobId("tx-probe-" + UUID.randomUUID());
-        row.setEvent("CREATED");
-        row.setToStatus("DELAY");
-        row.setEventTime(1);
-        try (SqlSession session = sessions.openSession(false)) {
-            assertThat(session.getMapper(JournalMapper.class).insertLogRow(row)).isEqualTo(1);
+        String jobId = "tx-probe-" + UUID.randomUUID();
+        try (SqlSession session = sessions.openSession(false);
+                var insert = session.getConnection()
+                        .prepareStatement("INSERT INTO delay_queue_job_log (job_id, event, to_status, event_time)"
+                                + " VALUES (?, 'CREATED', 'DELAY', 1)")) {
+            insert.setString(1, jobId);
+            assertThat(insert.executeUpdate()).isEqualTo(1);
         } // closed without a commit
         try (SqlSession session = sessions.openSession(true)) {
-            assertThat(session.getMapper(JournalMapper.class).history(row.getJobId()))
+            assertThat(session.getMapper(JournalMapper.class).history(jobId))
                     .as("history of a job whose row was not committed")
                     .isEmpty();
         }

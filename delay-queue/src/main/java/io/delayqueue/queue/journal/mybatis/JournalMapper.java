@@ -1,6 +1,5 @@
 package io.delayqueue.queue.journal.mybatis;
 
-import io.delayqueue.common.Job;
 import java.util.Collection;
 import java.util.List;
 import org.apache.ibatis.annotations.Insert;
@@ -9,8 +8,8 @@ import org.apache.ibatis.annotations.Select;
 import org.apache.ibatis.annotations.Update;
 
 /**
- * SQL of the journal. Portable between MySQL/MariaDB and H2 in MySQL mode. Writes are multi-row statements
- * (one round trip for a whole group commit); reads are keyset pages over the {@code (status, due_at)} index.
+ * SQL of the journal but its two inserts ({@link RowInserts}). Portable between MySQL/MariaDB and H2 in MySQL
+ * mode. Writes are batched (one round trip per statement for a whole group commit); reads are keyset pages over the {@code (status, due_at)} index.
  * Final states ({@code FINISHED}, {@code DELETED}) are never overwritten, whatever order transitions of
  * several instances arrive in.
  */
@@ -22,23 +21,6 @@ public interface JournalMapper {
     @Select("<script>SELECT id FROM delay_queue_job WHERE id IN"
             + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach></script>")
     List<String> existingIds(@Param("ids") Collection<String> ids);
-
-    /**
-     * One row; run on a BATCH session, the driver sends many as one multi-row statement. No IGNORE: an id
-     * that another writer committed since the existence check fails the group, which is written again.
-     */
-    @Insert(
-            "INSERT INTO delay_queue_job (id, topic, subtopic, biz_key, body, ttr, max_attempts, url, priority,"
-                    + " status, attempts, due_at, create_time, update_time, version) VALUES (#{id}, #{topic},"
-                    + " #{subtopic,jdbcType=VARCHAR}, #{bizKey,jdbcType=VARCHAR}, #{body}, #{ttr}, #{maxAttempts},"
-                    + " #{url,jdbcType=VARCHAR}, #{priority}, #{status}, #{attempts}, #{executeAt}, #{createTime}, #{createTime}, 0)")
-    int insertJob(Job job);
-
-    /** One row; run on a BATCH session. */
-    @Insert("INSERT INTO delay_queue_job_log (job_id, event, from_status, to_status, event_time, host, worker, detail)"
-            + " VALUES (#{jobId}, #{event}, #{fromStatus,jdbcType=VARCHAR}, #{toStatus}, #{eventTime},"
-            + " #{host,jdbcType=VARCHAR}, #{worker,jdbcType=VARCHAR}, #{detail,jdbcType=VARCHAR})")
-    int insertLogRow(LogRow row);
 
     @Update("<script>UPDATE delay_queue_job SET status = #{status}, update_time = #{now}, version = version + 1"
             + " WHERE id IN <foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach>"

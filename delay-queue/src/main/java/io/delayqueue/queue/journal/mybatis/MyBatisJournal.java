@@ -368,73 +368,84 @@ public final class MyBatisJournal implements Journal {
         // READ COMMITTED: the group only inserts and updates by primary key, so it needs none of the gap locks
         // of REPEATABLE READ, which are what concurrent inserts into one index range deadlock on.
         try (SqlSession session = sessions.openSession(ExecutorType.BATCH, TransactionIsolationLevel.READ_COMMITTED)) {
-            JournalMapper mapper = session.getMapper(JournalMapper.class);
-            List<Job> newJobs = new ArrayList<>();
-            List<LogRow> logRows = new ArrayList<>();
-            Map<String, JobUpdate> updates = new TreeMap<>();
-            // grows with the group: the second push of one client id in a group finds the first
-            Set<String> existingAll = lookUpIds
-                    ? existing(
-                            mapper,
-                            batch.stream().flatMap(e -> e.created().stream()).toList())
-                    : new HashSet<>();
-            for (Entry e : batch) {
-                if (!e.created().isEmpty()) {
-                    Set<String> existing = new HashSet<>();
-                    for (Job job : e.created()) {
-                        if (!existingAll.add(job.id())) {
-                            existing.add(job.id());
+            try {
+                JournalMapper mapper = session.getMapper(JournalMapper.class);
+                List<Job> newJobs = new ArrayList<>();
+                List<LogRow> logRows = new ArrayList<>();
+                Map<String, JobUpdate> updates = new TreeMap<>();
+                // grows with the group: the second push of one client id in a group finds the first
+                Set<String> existingAll = lookUpIds
+                        ? existing(
+                                mapper,
+                                batch.stream()
+                                        .flatMap(e -> e.created().stream())
+                                        .toList())
+                        : new HashSet<>();
+                for (Entry e : batch) {
+                    if (!e.created().isEmpty()) {
+                        Set<String> existing = new HashSet<>();
+                        for (Job job : e.created()) {
+                            if (!existingAll.add(job.id())) {
+                                existing.add(job.id());
+                            }
+                        }
+                        existingByEntry.put(e, existing);
+                        for (Job job : e.created()) {
+                            if (!existing.contains(job.id())) {
+                                newJobs.add(job);
+                                logRows.add(new LogRow(
+                                        job.id(),
+                                        JobEvent.CREATED,
+                                        null,
+                                        JobStatus.DELAY,
+                                        job.createTime(),
+                                        host,
+                                        e.worker(),
+                                        null));
+                            }
                         }
                     }
-                    existingByEntry.put(e, existing);
-                    for (Job job : e.created()) {
-                        if (!existing.contains(job.id())) {
-                            newJobs.add(job);
-                            logRows.add(new LogRow(
-                                    job.id(),
-                                    JobEvent.CREATED,
-                                    null,
-                                    JobStatus.DELAY,
-                                    job.createTime(),
-                                    host,
-                                    e.worker(),
-                                    null));
-                        }
+                    for (Transition t : e.transitions()) {
+                        logRows.add(new LogRow(
+                                t.jobId(), t.event(), t.from(), t.to(), t.at(), host, e.worker(), t.detail()));
+                        updates.merge(t.jobId(), update(t), MyBatisJournal::fold);
                     }
                 }
-                for (Transition t : e.transitions()) {
-                    logRows.add(
-                            new LogRow(t.jobId(), t.event(), t.from(), t.to(), t.at(), host, e.worker(), t.detail()));
-                    updates.merge(t.jobId(), update(t), MyBatisJournal::fold);
+                // Rows in id order: concurrent writers then take their row locks in one order, which makes
+                // deadlocks between them rarer (the retry above handles the rest).
+                newJobs.sort(Comparator.comparing(Job::id));
+                RowInserts.insertJobs(session.getConnection(), newJobs);
+                RowInserts.insertLogRows(session.getConnection(), logRows);
+                Map<String, List<String>> statusOnly = new LinkedHashMap<>();
+                for (JobUpdate u : updates.values()) {
+                    if (u.statusOnly()) {
+                        statusOnly
+                                .computeIfAbsent(u.status(), s -> new ArrayList<>())
+                                .add(u.id());
+                    } else {
+                        mapper.updateOne(u, now);
+                    }
                 }
-            }
-            // Rows in id order: concurrent writers then take their row locks in one order, which makes
-            // deadlocks between them rarer (the retry above handles the rest).
-            newJobs.sort(Comparator.comparing(Job::id));
-            for (Job job : newJobs) {
-                mapper.insertJob(job);
-            }
-            for (LogRow row : logRows) {
-                mapper.insertLogRow(row);
-            }
-            Map<String, List<String>> statusOnly = new LinkedHashMap<>();
-            for (JobUpdate u : updates.values()) {
-                if (u.statusOnly()) {
-                    statusOnly
-                            .computeIfAbsent(u.status(), s -> new ArrayList<>())
-                            .add(u.id());
-                } else {
-                    mapper.updateOne(u, now);
+                for (var entry : statusOnly.entrySet()) {
+                    for (List<String> ids : chunksOf(entry.getValue(), ROWS_PER_STATEMENT)) {
+                        mapper.updateStatus(entry.getKey(), ids, now);
+                    }
                 }
-            }
-            for (var entry : statusOnly.entrySet()) {
-                for (List<String> ids : chunksOf(entry.getValue(), ROWS_PER_STATEMENT)) {
-                    mapper.updateStatus(entry.getKey(), ids, now);
+                // forced: MyBatis commits (and rolls back) only a session it saw write, and the inserts
+                // bypass it
+                session.commit(true);
+                commits.incrementAndGet();
+                rowsWritten.addAndGet(newJobs.size() + logRows.size());
+            } catch (RuntimeException | Error failure) {
+                // nothing of a failed group may land: closing the session does not roll back (see above), and
+                // its reset of the connection to auto-commit would commit what the group wrote so far
+                try {
+                    session.rollback(true);
+                } catch (RuntimeException suppressed) {
+                    failure.addSuppressed(suppressed);
                 }
+                throw failure;
             }
-            session.commit();
-            commits.incrementAndGet();
-            rowsWritten.addAndGet(newJobs.size() + logRows.size());
         }
         return existingByEntry;
     }

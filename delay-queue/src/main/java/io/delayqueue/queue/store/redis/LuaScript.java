@@ -6,9 +6,13 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
@@ -51,6 +55,45 @@ final class LuaScript {
         } catch (JedisNoScriptException e) {
             return redis.eval(source, keys, args);
         }
+    }
+
+    /** The arguments of one run: its keys and its arguments. */
+    record Call(List<String> keys, List<String> args) {}
+
+    /**
+     * Runs the script once per call, all calls in one pipeline (one round trip, even when the calls are in
+     * different shards and, in a cluster, on different nodes); the replies in the order of the calls. A call
+     * answered NOSCRIPT is sent again in full. The calls are independent: each is atomic on its own, as
+     * every script run is.
+     */
+    List<Object> runAll(UnifiedJedis redis, List<Call> calls) {
+        if (calls.isEmpty()) {
+            return List.of();
+        }
+        if (calls.size() == 1) {
+            return List.of(run(redis, calls.get(0).keys(), calls.get(0).args()));
+        }
+        List<Response<Object>> responses = new ArrayList<>(calls.size());
+        try (AbstractPipeline pipeline = redis.pipelined()) {
+            for (Call call : calls) {
+                responses.add(pipeline.evalsha(sha, call.keys(), call.args()));
+            }
+            pipeline.sync();
+        }
+        List<Object> replies = new ArrayList<>(calls.size());
+        for (int i = 0; i < calls.size(); i++) {
+            Object reply;
+            try {
+                reply = responses.get(i).get();
+            } catch (JedisDataException e) {
+                if (!String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
+                    throw e;
+                }
+                reply = redis.eval(source, calls.get(i).keys(), calls.get(i).args());
+            }
+            replies.add(reply);
+        }
+        return replies;
     }
 
     private static String resource(String file) {

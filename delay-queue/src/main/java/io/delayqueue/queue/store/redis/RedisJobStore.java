@@ -78,7 +78,8 @@ public final class RedisJobStore implements JobStore {
             byShard.computeIfAbsent(shardOf(jobs.get(i).id()), s -> new ArrayList<>())
                     .add(i);
         }
-        Boolean[] created = new Boolean[jobs.size()];
+        // one pipeline for every shard of the round: one round trip, not one per shard
+        List<LuaScript.Call> calls = new ArrayList<>(byShard.size());
         for (var entry : byShard.entrySet()) {
             int shard = entry.getKey();
             List<String> args = new ArrayList<>(1 + entry.getValue().size() * 3);
@@ -89,9 +90,15 @@ public final class RedisJobStore implements JobStore {
                 args.add(PoolValues.encode(job));
                 args.add(Long.toString(job.executeAt()));
             }
-            List<?> reply = (List<?>) call(() -> push.run(redis, shardKeys(shard), args));
+            calls.add(new LuaScript.Call(shardKeys(shard), args));
+        }
+        List<Object> replies = call(() -> push.runAll(redis, calls));
+        Boolean[] created = new Boolean[jobs.size()];
+        int c = 0;
+        for (List<Integer> positions : byShard.values()) {
+            List<?> reply = (List<?>) replies.get(c++);
             for (int k = 0; k < reply.size(); k++) {
-                created[entry.getValue().get(k)] = ((Long) reply.get(k)) == 1L;
+                created[positions.get(k)] = ((Long) reply.get(k)) == 1L;
             }
         }
         return List.of(created);
