@@ -125,6 +125,7 @@ public class DelayProperties {
                 .retention(retention)
                 .scanBatchSize(scanner.batchSize)
                 .maxScanSleep(scanner.maxSleep)
+                .scanLead(scanner.lead)
                 .dispatchTimeout(dispatch.timeout)
                 .maxInFlight(dispatch.maxInFlight)
                 .defaultTtr(pull.defaultTtr)
@@ -443,6 +444,20 @@ public class DelayProperties {
 
         /** Longest a scanner sleeps when its shard holds nothing due sooner. */
         private Duration maxSleep = EngineConfig.DEFAULT_MAX_SCAN_SLEEP;
+
+        /**
+         * How long before its due time a push-topic job is taken from Redis (0 to take none early); it is
+         * handed over at its due time all the same.
+         */
+        private Duration lead = EngineConfig.DEFAULT_SCAN_LEAD;
+
+        public Duration getLead() {
+            return lead;
+        }
+
+        public void setLead(Duration lead) {
+            this.lead = lead;
+        }
 
         public int getBatchSize() {
             return batchSize;

@@ -17,7 +17,9 @@ import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.store.ShardStats;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -32,6 +34,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -494,7 +497,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                             .join();
                     continue;
                 }
-                PassOutcome outcome = movePass(s, capacity);
+                PassOutcome outcome = movePass(s, capacity, 0);
                 handedOver += outcome.handedOver;
                 sends.add(outcome.sends);
                 if (outcome.batch.scanned() < capacity) {
@@ -527,20 +530,25 @@ public final class DelayQueueEngine implements AutoCloseable {
             // every in-flight slot is taken by sends not yet confirmed: look again shortly
             return clock.millis() + 5;
         }
-        DueBatch batch = movePass(shard, capacity).batch;
+        DueBatch batch = movePass(shard, capacity, config.scanLead().toMillis()).batch;
         if (batch.scanned() >= capacity) {
             return Long.MIN_VALUE;
         }
-        return batch.nextDueAt().orElse(Long.MAX_VALUE);
+        return batch.nextMoveAt().orElse(Long.MAX_VALUE);
     }
 
-    private PassOutcome movePass(int shard, int capacity) {
+    /**
+     * One move of a shard's due jobs and their hand-over. With a lead, push-topic jobs due within it are moved
+     * too, and this waits for each one's due time before handing it over.
+     */
+    private PassOutcome movePass(int shard, int capacity, long leadMs) {
         long now = clock.millis();
         DueBatch batch;
         try {
             batch = store.moveDue(
                     shard,
                     now,
+                    leadMs,
                     capacity,
                     routes.dueRouting(),
                     config.dispatchTimeout().toMillis());
@@ -563,7 +571,6 @@ public final class DelayQueueEngine implements AutoCloseable {
             transitions.add(Transition.of(m.id(), JobEvent.READY, JobStatus.DELAY, JobStatus.READY, now, null));
         }
         for (Job job : batch.toDispatch()) {
-            lateness.record(now - job.executeAt());
             transitions.add(Transition.of(
                     job.id(), JobEvent.RESERVED, JobStatus.DELAY, JobStatus.RESERVED, now, "dispatching"));
         }
@@ -578,9 +585,48 @@ public final class DelayQueueEngine implements AutoCloseable {
             readyTopics.forEach(pullWaiters::signal);
             wakeUps.publishReady(readyTopics);
         }
-        CompletableFuture<Void> sends = pipeline.dispatch(shard, batch.toDispatch());
+        CompletableFuture<Void> sends = dispatchWhenDue(shard, batch.toDispatch(), now + leadMs, leadMs);
         return new PassOutcome(
                 batch, batch.toDispatch().size() + batch.madeReady().size(), sends);
+    }
+
+    /**
+     * Hands {@code jobs} over in due order, each at its due time or at once if that has passed; none waits
+     * past {@code latest} (the move's time plus the lead), nor this call longer than the lead in all (a clock
+     * that does not move, as in tests, must not hold the scanner).
+     */
+    private CompletableFuture<Void> dispatchWhenDue(int shard, List<Job> jobs, long latest, long leadMs) {
+        long giveUpAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leadMs);
+        List<Job> byDue = new ArrayList<>(jobs);
+        byDue.sort(Comparator.comparingLong(Job::executeAt));
+        List<CompletableFuture<Void>> sends = new ArrayList<>();
+        int from = 0;
+        while (from < byDue.size()) {
+            long dueAt = Math.min(byDue.get(from).executeAt(), latest);
+            waitUntil(dueAt, giveUpAt);
+            long now = Math.max(clock.millis(), dueAt);
+            int to = from;
+            while (to < byDue.size() && Math.min(byDue.get(to).executeAt(), latest) <= now) {
+                lateness.record(clock.millis() - byDue.get(to).executeAt());
+                to++;
+            }
+            sends.add(pipeline.dispatch(shard, byDue.subList(from, to)));
+            from = to;
+        }
+        return sends.size() == 1 ? sends.get(0) : CompletableFuture.allOf(sends.toArray(CompletableFuture<?>[]::new));
+    }
+
+    /** Parks until the start of the millisecond {@code dueAt} by the clock, or until {@code giveUpAt} (nano time). */
+    private void waitUntil(long dueAt, long giveUpAt) {
+        while (true) {
+            Instant now = clock.instant();
+            long waitNanos = TimeUnit.MILLISECONDS.toNanos(dueAt - now.toEpochMilli()) - now.getNano() % 1_000_000;
+            long left = giveUpAt - System.nanoTime();
+            if (waitNanos <= 0 || left <= 0) {
+                return;
+            }
+            LockSupport.parkNanos(this, Math.min(waitNanos, left));
+        }
     }
 
     /**

@@ -14,6 +14,7 @@ public record EngineConfig(
         String redisPrefix,
         int scanBatchSize,
         Duration maxScanSleep,
+        Duration scanLead,
         Duration dispatchTimeout,
         int maxInFlight,
         Duration defaultTtr,
@@ -37,6 +38,13 @@ public record EngineConfig(
     public static final String DEFAULT_REDIS_PREFIX = "dq";
     public static final int DEFAULT_SCAN_BATCH_SIZE = 500;
     public static final Duration DEFAULT_MAX_SCAN_SLEEP = Duration.ofSeconds(1);
+    /**
+     * How long before its due time a push-topic job is taken from Redis: the move's round trip is then behind
+     * it when it is due, and the scanner hands it over at its due time, never sooner. A delete in that window
+     * answers 409 (being delivered).
+     */
+    public static final Duration DEFAULT_SCAN_LEAD = Duration.ofMillis(2);
+
     public static final Duration DEFAULT_DISPATCH_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_MAX_IN_FLIGHT = 10_000;
     public static final Duration DEFAULT_TTR = Duration.ofSeconds(30);
@@ -107,6 +115,7 @@ public record EngineConfig(
         b.redisPrefix = redisPrefix;
         b.scanBatchSize = scanBatchSize;
         b.maxScanSleep = maxScanSleep;
+        b.scanLead = scanLead;
         b.dispatchTimeout = dispatchTimeout;
         b.maxInFlight = maxInFlight;
         b.defaultTtr = defaultTtr;
@@ -134,6 +143,7 @@ public record EngineConfig(
         private String redisPrefix = DEFAULT_REDIS_PREFIX;
         private int scanBatchSize = DEFAULT_SCAN_BATCH_SIZE;
         private Duration maxScanSleep = DEFAULT_MAX_SCAN_SLEEP;
+        private Duration scanLead = DEFAULT_SCAN_LEAD;
         private Duration dispatchTimeout = DEFAULT_DISPATCH_TIMEOUT;
         private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
         private Duration defaultTtr = DEFAULT_TTR;
@@ -172,6 +182,11 @@ public record EngineConfig(
 
         public Builder maxScanSleep(Duration v) {
             maxScanSleep = v;
+            return this;
+        }
+
+        public Builder scanLead(Duration v) {
+            scanLead = v;
             return this;
         }
 
@@ -270,6 +285,9 @@ public record EngineConfig(
             require(redisPrefix != null && !redisPrefix.isBlank(), "redis prefix must not be empty");
             require(scanBatchSize >= 1 && scanBatchSize <= 10_000, "scan batch size must be between 1 and 10000");
             requirePositive(maxScanSleep, "max scan sleep");
+            require(
+                    scanLead != null && !scanLead.isNegative() && scanLead.compareTo(Duration.ofSeconds(1)) <= 0,
+                    "scan lead must be between 0 and 1 s");
             requirePositive(dispatchTimeout, "dispatch timeout");
             require(maxInFlight >= scanBatchSize, "max in-flight must be at least the scan batch size");
             requirePositive(defaultTtr, "default ttr");
@@ -309,6 +327,7 @@ public record EngineConfig(
                     redisPrefix,
                     scanBatchSize,
                     maxScanSleep,
+                    scanLead,
                     dispatchTimeout,
                     maxInFlight,
                     defaultTtr,

@@ -11,8 +11,9 @@ import java.util.OptionalLong;
  * @param madeReady pull-topic jobs now {@code READY}
  * @param madeDead jobs that went {@code DEAD} because their last reservation expired
  * @param expired ids whose reservation expired (an attempt was counted)
- * @param scanned bucket entries looked at; equal to the limit when more may be due
- * @param nextDueAt earliest score left in the bucket, empty when the bucket is empty
+ * @param scanned bucket entries moved; equal to the limit when more may be due
+ * @param nextMoveAt when the next move is wanted: the earliest score left in the bucket (less the lead for
+ *     entries beyond the lead), empty when the bucket is empty
  */
 public record DueBatch(
         List<Job> toDispatch,
@@ -20,7 +21,7 @@ public record DueBatch(
         List<Moved> madeDead,
         List<String> expired,
         int scanned,
-        OptionalLong nextDueAt) {
+        OptionalLong nextMoveAt) {
 
     /** A job that moved without being read whole: its id, topic and due time. */
     public record Moved(String id, String topic, long dueAt) {}

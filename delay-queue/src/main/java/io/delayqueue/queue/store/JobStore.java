@@ -32,7 +32,16 @@ public interface JobStore extends AutoCloseable {
      * push-topic jobs to {@code RESERVED} until {@code now + dispatchTimeoutMs} (returned for dispatch), and
      * expired reservations back to delivery or to {@code DEAD}.
      */
-    DueBatch moveDue(int shard, long now, int limit, DueRouting routing, long dispatchTimeoutMs);
+    default DueBatch moveDue(int shard, long now, int limit, DueRouting routing, long dispatchTimeoutMs) {
+        return moveDue(shard, now, 0, limit, routing, dispatchTimeoutMs);
+    }
+
+    /**
+     * {@link #moveDue(int, long, int, DueRouting, long)}, and also push-topic jobs due within {@code leadMs}
+     * after {@code now}, {@code RESERVED} until their due time + {@code dispatchTimeoutMs}. The caller must not
+     * hand such a job over before its due time ({@link Job#executeAt()}). Nothing else is moved early.
+     */
+    DueBatch moveDue(int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs);
 
     /** Reserves the next {@code READY} job of {@code topic} in {@code shard} until {@code now + ttr}. */
     Optional<Job> reserve(String topic, int shard, long now);

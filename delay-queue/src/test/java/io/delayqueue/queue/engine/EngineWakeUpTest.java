@@ -154,6 +154,60 @@ class EngineWakeUpTest {
         }
     }
 
+    /**
+     * With a lead, push-topic jobs leave Redis before their due time, but none is handed over before it: each
+     * hand-over is compared with the job's due time on the engine's own clock.
+     */
+    @Test
+    void jobs_taken_within_the_lead_are_handed_over_at_their_due_time_never_before() {
+        List<Long> earlyByMs = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> handedOver = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Clock clock = Clock.systemUTC();
+        io.delayqueue.queue.dispatch.Dispatcher stamping = new io.delayqueue.queue.dispatch.Dispatcher() {
+            @Override
+            public String name() {
+                return "stamping";
+            }
+
+            @Override
+            public java.util.concurrent.CompletionStage<Void> dispatch(io.delayqueue.common.Job job) {
+                long early = job.executeAt() - clock.millis();
+                if (early > 0) {
+                    earlyByMs.add(early);
+                }
+                handedOver.add(job.id());
+                return CompletableFuture.completedFuture(null);
+            }
+        };
+        EngineConfig config = engine.config().toBuilder()
+                .defaultDispatcher("stamping")
+                .scanLead(Duration.ofMillis(30))
+                .build();
+        try (RedisFixture own = new RedisFixture();
+                DelayQueueEngine e = new DelayQueueEngine(
+                        config.toBuilder().redisPrefix(own.prefix()).build(),
+                        own.store(1, config.retention()),
+                        List.of(stamping),
+                        new StandaloneCoordinator(),
+                        Journal.NONE,
+                        clock)) {
+            e.start();
+            List<PushRequest> jobs = new java.util.ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                jobs.add(PushRequest.of("orders", "b" + i, 20 + (i * 7) % 100));
+            }
+            List<PushResult> results = e.pushBatch(jobs);
+
+            Await.until(Duration.ofSeconds(10), () -> handedOver.size() >= 100, "100 hand-overs");
+            assertThat(handedOver)
+                    .containsExactlyInAnyOrderElementsOf(
+                            results.stream().map(PushResult::id).toList());
+            assertThat(earlyByMs)
+                    .as("ms before the due time, of jobs handed over early")
+                    .isEmpty();
+        }
+    }
+
     @Test
     void started_engine_finishes_every_job_of_a_burst() {
         List<PushRequest> burst = new java.util.ArrayList<>();

@@ -105,14 +105,15 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public DueBatch moveDue(int shard, long now, int limit, DueRouting routing, long dispatchTimeoutMs) {
-        List<String> args = new ArrayList<>(6 + routing.exceptions().size());
+    public DueBatch moveDue(int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs) {
+        List<String> args = new ArrayList<>(7 + routing.exceptions().size());
         args.add(keys.tag(shard));
         args.add(Long.toString(now));
         args.add(Integer.toString(limit));
         args.add(routing.defaultPull() ? "1" : "0");
         args.add(Long.toString(dispatchTimeoutMs));
         args.add(Integer.toString(PURGE_PER_MOVE));
+        args.add(Long.toString(leadMs));
         args.addAll(routing.exceptions());
         List<?> reply = (List<?>) call(() -> moveDue.run(redis, shardKeys(shard), args));
 
@@ -139,8 +140,8 @@ public final class RedisJobStore implements JobStore {
         }
         int scanned = ((Long) reply.get(4)).intValue();
         Object next = reply.get(5);
-        OptionalLong nextDueAt = next == null ? OptionalLong.empty() : OptionalLong.of(parseScore((String) next));
-        return new DueBatch(toDispatch, ready, dead, expired, scanned, nextDueAt);
+        OptionalLong nextMoveAt = next == null ? OptionalLong.empty() : OptionalLong.of(parseScore((String) next));
+        return new DueBatch(toDispatch, ready, dead, expired, scanned, nextMoveAt);
     }
 
     @Override

@@ -2,57 +2,77 @@
 -- their topic's ready list (READY); due DELAY jobs of push topics become RESERVED until now + dispatch
 -- timeout and are returned for dispatch; RESERVED jobs whose deadline passed (TTR expired, or a dispatch
 -- that never confirmed) count an attempt and are delivered again, or go DEAD past maxAttempts.
+-- With a lead, DELAY jobs of push topics due within `lead` ms after `now` are taken too (RESERVED until
+-- their due time + dispatch timeout): the caller hands each over at its due time, and the round trip of
+-- this move is already behind it then. Nothing else is taken before it is due.
 -- Also purges up to `purge` final jobs whose retention ended. O(log N) per item, no list scans.
--- ARGV: tag, now, limit, defaultPull (1/0), dispatchTimeout, purge, then topics routed against the default.
+-- ARGV: tag, now, limit, defaultPull (1/0), dispatchTimeout, purge, lead, then topics routed against the
+-- default. Returns dispatch (id, value pairs), ready, dead, expired, the entries moved (the limit when
+-- more may be due), and when the next move is wanted (false: the bucket is empty).
 local tag = ARGV[1]
 local now = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
 local defaultPull = ARGV[4] == '1'
 local dispatchTimeout = tonumber(ARGV[5])
 local purge = tonumber(ARGV[6])
+local lead = tonumber(ARGV[7])
+local horizon = now + lead
 local flipped = {}
-for i = 7, #ARGV do flipped[ARGV[i]] = true end
+for i = 8, #ARGV do flipped[ARGV[i]] = true end
 
 local dispatch, ready, dead, expired = {}, {}, {}, {}
-local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[2], 'LIMIT', 0, limit)
-for _, id in ipairs(ids) do
+local entries = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', horizon, 'LIMIT', 0, limit, 'WITHSCORES')
+local moved = 0
+for k = 1, #entries, 2 do
+  local id, score = entries[k], tonumber(entries[k + 1])
   local v = redis.call('HGET', KEYS[1], id)
   local j = v and parse(v)
-  if j and j.st == 'RESERVED' then
-    j.at = j.at + 1
-    expired[#expired + 1] = id
-    if j.at >= j.max then
-      redis.call('ZREM', KEYS[2], id)
-      redis.call('ZADD', tag .. ':dead:' .. j.topic, num(j.due), id)
-      transition(id, j, 'DEAD')
-      dead[#dead + 1] = id
-      dead[#dead + 1] = j.topic
-      j = nil
-    else
-      -- delivered again at once; the due time becomes the time it came back
-      j.st, j.due = 'DELAY', now
-      count('RESERVED', -1)
-      count('DELAY', 1)
-    end
-  end
-  if j and j.st == 'DELAY' then
-    if defaultPull ~= (flipped[j.topic] == true) then
-      redis.call('ZREM', KEYS[2], id)
-      redis.call('LPUSH', tag .. ':ready:' .. j.topic, id)
-      transition(id, j, 'READY')
-      ready[#ready + 1] = id
-      ready[#ready + 1] = j.topic
-      ready[#ready + 1] = num(j.due)
-    else
-      redis.call('ZADD', KEYS[2], now + dispatchTimeout, id)
+  if score > now then
+    -- not due yet (the lead): only a DELAY job of a push topic is taken now
+    if j and j.st == 'DELAY' and defaultPull == (flipped[j.topic] == true) then
+      redis.call('ZADD', KEYS[2], score + dispatchTimeout, id)
       dispatch[#dispatch + 1] = id
       dispatch[#dispatch + 1] = transition(id, j, 'RESERVED')
+      moved = moved + 1
     end
-  elseif j then
-    -- a stale entry (the job is READY or final): the bucket must not hold it
-    redis.call('ZREM', KEYS[2], id)
-  elseif not v then
-    redis.call('ZREM', KEYS[2], id)
+  else
+    moved = moved + 1
+    if j and j.st == 'RESERVED' then
+      j.at = j.at + 1
+      expired[#expired + 1] = id
+      if j.at >= j.max then
+        redis.call('ZREM', KEYS[2], id)
+        redis.call('ZADD', tag .. ':dead:' .. j.topic, num(j.due), id)
+        transition(id, j, 'DEAD')
+        dead[#dead + 1] = id
+        dead[#dead + 1] = j.topic
+        j = nil
+      else
+        -- delivered again at once; the due time becomes the time it came back
+        j.st, j.due = 'DELAY', now
+        count('RESERVED', -1)
+        count('DELAY', 1)
+      end
+    end
+    if j and j.st == 'DELAY' then
+      if defaultPull ~= (flipped[j.topic] == true) then
+        redis.call('ZREM', KEYS[2], id)
+        redis.call('LPUSH', tag .. ':ready:' .. j.topic, id)
+        transition(id, j, 'READY')
+        ready[#ready + 1] = id
+        ready[#ready + 1] = j.topic
+        ready[#ready + 1] = num(j.due)
+      else
+        redis.call('ZADD', KEYS[2], now + dispatchTimeout, id)
+        dispatch[#dispatch + 1] = id
+        dispatch[#dispatch + 1] = transition(id, j, 'RESERVED')
+      end
+    elseif j then
+      -- a stale entry (the job is READY or final): the bucket must not hold it
+      redis.call('ZREM', KEYS[2], id)
+    elseif not v then
+      redis.call('ZREM', KEYS[2], id)
+    end
   end
 end
 
@@ -71,5 +91,11 @@ if purge > 0 then
   end
 end
 
+-- The next move: the earliest entry left is due (within the lead, it is one this move left for its due
+-- time, or one past the limit), or comes within the lead.
 local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-return { dispatch, ready, dead, expired, #ids, first[2] or false }
+local nextAt = first[2] and tonumber(first[2])
+if nextAt and nextAt > horizon then
+  nextAt = nextAt - lead
+end
+return { dispatch, ready, dead, expired, moved, nextAt and num(nextAt) or false }

@@ -1,6 +1,7 @@
 package io.delayqueue.queue.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
@@ -214,7 +215,7 @@ class RedisJobStoreTest {
         assertThat(batch.toDispatch()).extracting(Job::id).containsExactly(due.id());
         assertThat(batch.toDispatch().get(0).status()).isEqualTo(JobStatus.RESERVED);
         assertThat(batch.scanned()).isEqualTo(1);
-        assertThat(batch.nextDueAt()).hasValue(T0 + 1);
+        assertThat(batch.nextMoveAt()).hasValue(T0 + 1);
         assertThat(statusOf(due.id())).isEqualTo(JobStatus.RESERVED);
         assertThat(statusOf(later.id())).isEqualTo(JobStatus.DELAY);
         assertThat(redis.redis().zscore(store.keys().bucket(0), due.id()))
@@ -235,17 +236,17 @@ class RedisJobStoreTest {
         assertThat(first.toDispatch())
                 .extracting(Job::id)
                 .containsExactly(jobs.get(0).id(), jobs.get(1).id());
-        assertThat(first.nextDueAt()).hasValue(T0 + 3);
+        assertThat(first.nextMoveAt()).hasValue(T0 + 3);
 
         DueBatch rest = store.moveDue(1, now, 10, ALL_PUSH, DISPATCH_TIMEOUT);
         assertThat(rest.scanned()).isEqualTo(3);
         assertThat(rest.toDispatch()).hasSize(3);
-        assertThat(rest.nextDueAt()).as("only the reservations are left").hasValue(now + DISPATCH_TIMEOUT);
+        assertThat(rest.nextMoveAt()).as("only the reservations are left").hasValue(now + DISPATCH_TIMEOUT);
 
         store.finish(1, jobs.stream().map(Job::id).toList(), now);
         DueBatch empty = store.moveDue(1, now, 10, ALL_PUSH, DISPATCH_TIMEOUT);
         assertThat(empty.scanned()).isZero();
-        assertThat(empty.nextDueAt()).isEmpty();
+        assertThat(empty.nextMoveAt()).isEmpty();
     }
 
     @Test
@@ -263,6 +264,43 @@ class RedisJobStoreTest {
         assertThat(store.stats(0).bucketSize())
                 .as("only the dispatch reservation")
                 .isEqualTo(1);
+    }
+
+    @Test
+    void move_due_with_a_lead_takes_push_jobs_due_within_it_and_nothing_else_early() {
+        Job due = pushed(job(0, "pushed", T0));
+        Job soon = pushed(job(0, "pushed", T0 + 3));
+        Job pullSoon = pushed(job(0, "pulled", T0 + 2));
+        Job later = pushed(job(0, "pushed", T0 + 6));
+        DueRouting routing = new DueRouting(true, Set.of("pushed"));
+
+        DueBatch batch = store.moveDue(0, T0, 5, 10, routing, DISPATCH_TIMEOUT);
+
+        assertThat(batch.toDispatch())
+                .as("the due job, and the push job due within the lead with its own due time")
+                .extracting(Job::id, Job::executeAt)
+                .containsExactly(tuple(due.id(), T0), tuple(soon.id(), T0 + 3));
+        assertThat(batch.madeReady())
+                .as("a pull job is never made ready before its due time")
+                .isEmpty();
+        assertThat(batch.scanned()).isEqualTo(2);
+        assertThat(statusOf(soon.id())).isEqualTo(JobStatus.RESERVED);
+        assertThat(statusOf(pullSoon.id())).isEqualTo(JobStatus.DELAY);
+        assertThat(statusOf(later.id())).isEqualTo(JobStatus.DELAY);
+        assertThat(redis.redis().zscore(store.keys().bucket(0), soon.id()))
+                .as("reserved from its due time on")
+                .isEqualTo((double) (T0 + 3 + DISPATCH_TIMEOUT));
+        assertThat(batch.nextMoveAt())
+                .as("the pull job left in the lead, at its due time")
+                .hasValue(T0 + 2);
+
+        DueBatch next = store.moveDue(0, T0 + 2, 5, 10, routing, DISPATCH_TIMEOUT);
+
+        assertThat(next.madeReady()).extracting(DueBatch.Moved::id).containsExactly(pullSoon.id());
+        assertThat(next.toDispatch()).extracting(Job::id).containsExactly(later.id());
+        assertThat(store.moveDue(0, T0 + 2, 5, 10, routing, DISPATCH_TIMEOUT).nextMoveAt())
+                .as("only reservations are left: the first one's deadline, less the lead")
+                .hasValue(T0 + DISPATCH_TIMEOUT - 5);
     }
 
     @Test
