@@ -6,7 +6,8 @@ import java.util.Objects;
 /**
  * A job as the engine keeps it. Immutable; state changes produce a new instance.
  *
- * @param id unique id; carries its shard (see {@link JobIds})
+ * @param id unique id, generated (14 characters of {@code [0-9a-z]}) or the client's; its shard follows from it
+ *     (see {@link JobIds})
  * @param topic routing topic, {@code [A-Za-z0-9._-]{1,64}}
  * @param subtopic optional sub-topic (a RocketMQ tag, for instance)
  * @param bizKey optional business key (an order number, for instance)

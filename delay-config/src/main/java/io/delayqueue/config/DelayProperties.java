@@ -29,7 +29,7 @@ import org.springframework.util.unit.DataSize;
 @ConfigurationProperties("delay")
 public class DelayProperties {
 
-    /** Number of shards (delay buckets); fixed for the life of a queue, since job ids carry their shard. */
+    /** Number of shards (delay buckets); fixed for the life of a queue, since a job's shard follows from its id. */
     private int shards = EngineConfig.DEFAULT_SHARDS;
 
     /** How long a finished or deleted job stays readable in Redis (and its client id taken). */

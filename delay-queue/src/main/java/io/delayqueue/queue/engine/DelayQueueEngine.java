@@ -113,7 +113,7 @@ public final class DelayQueueEngine implements AutoCloseable {
         this.journal = journal;
         this.clock = clock;
         this.routes = new TopicRoutes(config.defaultDispatcher(), config.topicDispatchers());
-        this.jobFactory = new JobFactory(config);
+        this.jobFactory = new JobFactory(config, store::claimIdNode);
         Map<String, Dispatcher> byName = new HashMap<>();
         for (Dispatcher d : dispatchers) {
             if (byName.put(d.name(), d) != null) {
@@ -237,11 +237,7 @@ public final class DelayQueueEngine implements AutoCloseable {
     private List<PushResult> pushAll(List<PushRequest> requests, String singleField) {
         ensureOpen();
         long now = clock.millis();
-        List<Job> jobs = new ArrayList<>(requests.size());
-        for (int i = 0; i < requests.size(); i++) {
-            jobs.add(jobFactory.create(requests.get(i), now, singleField != null ? singleField : "[" + i + "]."));
-        }
-        return pushes.run(jobs);
+        return pushes.run(jobFactory.createAll(requests, now, singleField));
     }
 
     /** Journals and stores new jobs (of one or of several concurrent callers); one result per job, in order. */

@@ -7,26 +7,60 @@ import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.dispatch.http.HttpCallbackDispatcher;
 import java.net.URI;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntSupplier;
 import java.util.regex.Pattern;
 
 /**
  * Validates push requests and turns them into jobs. Every rejection is an {@link InvalidField} naming the
- * field, thrown before anything is written.
+ * field, thrown before anything is written. A job pushed without an id gets a generated one ({@link
+ * JobIds.Generator}); the first of them claims this instance's node number from the store.
  */
 public final class JobFactory {
     public static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final int MAX_SHORT_FIELD = 255;
     private static final int MAX_ATTEMPTS_LIMIT = 1000;
+    /** The id of a validated job that is to get a generated one; no client id is empty. */
+    private static final String UNASSIGNED = "";
 
     private final EngineConfig config;
+    private final GeneratedIds ids;
 
-    public JobFactory(EngineConfig config) {
+    /**
+     * @param claimIdNode claims the node number of this instance's generated ids ({@link
+     *     io.delayqueue.queue.store.JobStore#claimIdNode()}); called on the first job pushed without an id, and
+     *     again after a claim failed (which fails that push)
+     */
+    public JobFactory(EngineConfig config, IntSupplier claimIdNode) {
         this.config = config;
+        this.ids = new GeneratedIds(claimIdNode);
     }
 
     /** @param field the name used in messages ({@code "" } for a single push, {@code "[3]."} in a batch) */
     public Job create(PushRequest r, long now, String field) {
+        return withGeneratedId(validated(r, now, field), now);
+    }
+
+    /**
+     * Jobs of one push, in order: every request is validated before any id is generated, since the first
+     * generated id claims a node number in the store, and a rejected push writes nothing.
+     *
+     * @param singleField {@code ""} for a single push, {@code null} for a batch (fields are named {@code [i].})
+     */
+    public List<Job> createAll(List<PushRequest> requests, long now, String singleField) {
+        List<Job> jobs = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            jobs.add(validated(requests.get(i), now, singleField != null ? singleField : "[" + i + "]."));
+        }
+        for (int i = 0; i < jobs.size(); i++) {
+            jobs.set(i, withGeneratedId(jobs.get(i), now));
+        }
+        return jobs;
+    }
+
+    /** The job a valid request makes, with {@link #UNASSIGNED} as its id if the request has none. */
+    private Job validated(PushRequest r, long now, String field) {
         if (r == null) {
             throw new InvalidField(
                     field.isEmpty() ? "body" : field.substring(0, field.length() - 1), "must be a job object");
@@ -97,10 +131,8 @@ public final class JobFactory {
             throw new InvalidField(
                     field + "url", "is required: topic " + topic + " is dispatched by HTTP callback to its url");
         }
-        int shard = r.id() == null ? ThreadLocalRandom.current().nextInt(config.shards()) : -1;
-        String id = r.id() != null ? r.id() : JobIds.generate(shard, now);
         return new Job(
-                id,
+                r.id() != null ? r.id() : UNASSIGNED,
                 topic,
                 r.subtopic(),
                 r.bizKey(),
@@ -113,6 +145,26 @@ public final class JobFactory {
                 now,
                 JobStatus.DELAY,
                 0);
+    }
+
+    private Job withGeneratedId(Job job, long now) {
+        if (!job.id().equals(UNASSIGNED)) {
+            return job;
+        }
+        return new Job(
+                ids.next(now),
+                job.topic(),
+                job.subtopic(),
+                job.bizKey(),
+                job.body(),
+                job.executeAt(),
+                job.ttr(),
+                job.maxAttempts(),
+                job.url(),
+                job.priority(),
+                job.createTime(),
+                job.status(),
+                job.attempts());
     }
 
     private static void checkShort(String value, String field) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
@@ -13,6 +14,8 @@ import io.delayqueue.queue.store.redis.RedisJobStore;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
+import java.math.BigInteger;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +24,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.JedisPooled;
 
 /**
  * The engine's state machine, driven by hand: a latent engine, a manual clock, {@link
@@ -78,6 +82,59 @@ class DelayQueueEngineStateMachineTest {
 
     private Optional<Job> reserve() {
         return engine.reserve(PULL_TOPIC, 0).join();
+    }
+
+    // ---- generated ids ----
+
+    @Test
+    void the_node_of_generated_ids_is_claimed_from_redis_on_the_first_push_without_an_id() {
+        assertThat(redis.allKeys()).as("keys of a new engine").isEmpty();
+        engine.push(PushRequest.of(PUSH_TOPIC, "b", 0).withId("client-1"));
+        assertThat(redis.redis().exists(store.keys().idNode()))
+                .as("claimed for a client id")
+                .isFalse();
+
+        String first = push(PUSH_TOPIC, 0);
+        String second = push(PUSH_TOPIC, 0);
+
+        long counter = Long.parseLong(redis.redis().get(store.keys().idNode()));
+        assertThat(nodeOf(first)).isEqualTo(nodeOf(second)).isEqualTo((int) (counter % JobIds.NODES));
+        assertThat(first).matches("[0-9a-z]{14}").isLessThan(second);
+        assertThat(engine.runDueJobs()).isEqualTo(3);
+        assertThat(dispatcher.ids()).containsExactlyInAnyOrder("client-1", first, second);
+    }
+
+    @Test
+    void an_engine_built_while_redis_is_down_answers_pushes_with_503() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        RedisJobStore down =
+                new RedisJobStore(new JedisPooled("127.0.0.1", closedPort), "down", 4, Duration.ofMinutes(1), true);
+        try (DelayQueueEngine offline = new DelayQueueEngine(
+                engine.config(),
+                down,
+                List.of(new RecordingDispatcher("rec")),
+                new StandaloneCoordinator(),
+                Journal.NONE,
+                clock)) {
+            for (int i = 0; i < 2; i++) {
+                assertThatThrownBy(() -> offline.push(PushRequest.of(PUSH_TOPIC, "b", 0)))
+                        .as("push without an id, attempt %d", i)
+                        .isInstanceOfSatisfying(DelayQueueException.Unavailable.class, e -> assertThat(e.httpStatus())
+                                .isEqualTo(503));
+            }
+            assertThatThrownBy(() ->
+                            offline.push(PushRequest.of(PUSH_TOPIC, "b", 0).withId("client-1")))
+                    .isInstanceOf(DelayQueueException.Unavailable.class);
+        } finally {
+            down.close();
+        }
+    }
+
+    private static int nodeOf(String generatedId) {
+        return new BigInteger(generatedId, 36).shiftRight(12).intValue() & (JobIds.NODES - 1);
     }
 
     // ---- timing ----
@@ -565,13 +622,16 @@ class DelayQueueEngineStateMachineTest {
     void batch_with_one_bad_job_is_rejected_naming_its_index_and_nothing_is_written() {
         List<PushRequest> batch = List.of(
                 PushRequest.of(PUSH_TOPIC, "fine", 0).withId("ok-0"),
-                PushRequest.of("bad topic!", "b", 0).withId("ok-1"));
+                PushRequest.of(PUSH_TOPIC, "fine too, with a generated id", 0),
+                PushRequest.of("bad topic!", "b", 0).withId("ok-2"));
 
         assertThatThrownBy(() -> engine.pushBatch(batch))
                 .isInstanceOfSatisfying(DelayQueueException.InvalidField.class, e -> assertThat(e.field())
-                        .isEqualTo("[1].topic"));
+                        .isEqualTo("[2].topic"));
 
-        assertThat(redis.allKeys()).isEmpty();
+        assertThat(redis.allKeys())
+                .as("not even the node of generated ids is claimed")
+                .isEmpty();
     }
 
     @Test
@@ -640,6 +700,6 @@ class DelayQueueEngineStateMachineTest {
     }
 
     private int shardOf(String id) {
-        return io.delayqueue.common.JobIds.shardOf(id, 4);
+        return JobIds.shardOf(id, 4);
     }
 }

@@ -3,12 +3,23 @@ package io.delayqueue.queue.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.DelayQueueException.InvalidField;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
+import io.delayqueue.queue.testing.Await;
+import java.math.BigInteger;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class JobFactoryTest {
@@ -20,7 +31,11 @@ class JobFactoryTest {
             .defaultTtr(Duration.ofSeconds(7))
             .defaultMaxAttempts(4)
             .build();
-    private final JobFactory factory = new JobFactory(config);
+    private final AtomicInteger claims = new AtomicInteger();
+    private final JobFactory factory = new JobFactory(config, () -> {
+        claims.incrementAndGet();
+        return 7;
+    });
 
     private static PushRequest request(String topic, String body, Long delay, Long executeAt) {
         return new PushRequest(null, topic, null, null, body, delay, executeAt, null, null, null, null);
@@ -46,8 +61,119 @@ class JobFactoryTest {
         assertThat(job.status()).isEqualTo(JobStatus.DELAY);
         assertThat(job.attempts()).isZero();
         assertThat(job.createTime()).isEqualTo(NOW);
+        assertThat(job.id()).matches("[0-9a-z]{14}");
         assertThat(JobIds.shardOf(job.id(), 8)).isBetween(0, 7);
-        assertThat(job.id()).startsWith(JobIds.shardOf(job.id(), 8) + "-");
+    }
+
+    @Test
+    void the_node_of_generated_ids_is_claimed_once_on_the_first_job_without_an_id() {
+        assertThat(claims).as("claims on construction").hasValue(0);
+        factory.create(request("t", "b", 0L, null).withId("order:1"), NOW, "");
+        assertThat(claims).as("claims for a client id").hasValue(0);
+
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < 5_000; i++) {
+            ids.add(factory.create(request("t", "b", 0L, null), NOW, "").id());
+        }
+
+        assertThat(claims).hasValue(1);
+        assertThat(ids).hasSize(5_000);
+        assertThat(ids).allSatisfy(id -> assertThat(nodeOf(id)).isEqualTo(7));
+    }
+
+    @Test
+    void a_batch_rejected_for_a_later_job_claims_no_node() {
+        List<PushRequest> batch = List.of(request("t", "b", 0L, null), request("t", null, 0L, null));
+
+        assertThatThrownBy(() -> factory.createAll(batch, NOW, null))
+                .isInstanceOfSatisfying(
+                        InvalidField.class, e -> assertThat(e.field()).isEqualTo("[1].body"));
+        assertThat(claims).hasValue(0);
+
+        List<Job> jobs = factory.createAll(
+                List.of(request("t", "b", 0L, null), request("t", "b", 5L, null).withId("order:9")), NOW, null);
+        assertThat(claims).hasValue(1);
+        assertThat(jobs.get(0).id()).matches("[0-9a-z]{14}");
+        assertThat(jobs.get(1).id()).isEqualTo("order:9");
+        assertThat(jobs.get(1).executeAt()).isEqualTo(NOW + 5);
+    }
+
+    @Test
+    void a_failed_claim_fails_that_job_as_unavailable_and_the_next_job_claims_again() {
+        AtomicInteger attempts = new AtomicInteger();
+        JobFactory flaky = new JobFactory(config, () -> {
+            if (attempts.incrementAndGet() == 1) {
+                throw new DelayQueueException.Unavailable("Redis is unavailable: test", null);
+            }
+            return 11;
+        });
+
+        assertThatThrownBy(() -> flaky.create(request("t", "b", 0L, null), NOW, ""))
+                .isInstanceOfSatisfying(DelayQueueException.Unavailable.class, e -> assertThat(e.httpStatus())
+                        .isEqualTo(503));
+        String id = flaky.create(request("t", "b", 0L, null), NOW, "").id();
+
+        assertThat(attempts).hasValue(2);
+        assertThat(nodeOf(id)).isEqualTo(11);
+    }
+
+    @Test
+    void jobs_made_while_the_claim_runs_wait_for_it_and_share_its_outcome() throws Exception {
+        for (boolean fails : new boolean[] {true, false}) {
+            CountDownLatch claiming = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicInteger attempts = new AtomicInteger();
+            JobFactory slow = new JobFactory(config, () -> {
+                attempts.incrementAndGet();
+                claiming.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                if (fails) {
+                    throw new DelayQueueException.Unavailable("Redis is unavailable: test", null);
+                }
+                return 3;
+            });
+            int callers = 8;
+            Set<String> ids = ConcurrentHashMap.newKeySet();
+            AtomicInteger unavailable = new AtomicInteger();
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < callers; i++) {
+                Thread t = new Thread(() -> {
+                    try {
+                        ids.add(slow.create(request("t", "b", 0L, null), NOW, "")
+                                .id());
+                    } catch (DelayQueueException.Unavailable e) {
+                        unavailable.incrementAndGet();
+                    }
+                });
+                t.start();
+                threads.add(t);
+            }
+            assertThat(claiming.await(10, TimeUnit.SECONDS)).isTrue();
+            Await.until(
+                    Duration.ofSeconds(10),
+                    () -> threads.stream()
+                                    .filter(t -> t.getState() == Thread.State.WAITING)
+                                    .count()
+                            == callers,
+                    "every caller waits (one in the claim, the others for it)");
+            release.countDown();
+            for (Thread t : threads) {
+                t.join(10_000);
+            }
+
+            assertThat(attempts).as("claims (claim fails: %s)", fails).hasValue(1);
+            assertThat(unavailable).hasValue(fails ? callers : 0);
+            assertThat(ids).hasSize(fails ? 0 : callers);
+        }
+    }
+
+    /** The node a generated id carries (bits 12 to 30 of its number). */
+    private static int nodeOf(String id) {
+        return new BigInteger(id, 36).shiftRight(12).intValue() & (JobIds.NODES - 1);
     }
 
     @Test

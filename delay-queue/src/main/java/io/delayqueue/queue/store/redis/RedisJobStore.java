@@ -18,10 +18,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.params.SetParams;
 
 /**
  * {@link JobStore} on Redis (Jedis {@link UnifiedJedis}: a single node, Sentinel or Cluster). Each
@@ -69,6 +71,25 @@ public final class RedisJobStore implements JobStore {
     @Override
     public int shards() {
         return shards;
+    }
+
+    /**
+     * {@code INCR} on {@link RedisKeys#idNode()}, modulo {@link JobIds#NODES}. A missing counter (a new queue, or
+     * a Redis that lost its data) is first seeded with a random number ({@code SET NX}), so that instances
+     * that claimed before the loss and those that claim after it are unlikely to meet. Two single-key
+     * commands: fine on a Redis Cluster, and two claimers racing on the seed still get different numbers.
+     */
+    @Override
+    public int claimIdNode() {
+        String key = keys.idNode();
+        long claimed = call(() -> {
+            redis.set(
+                    key,
+                    Integer.toString(ThreadLocalRandom.current().nextInt(JobIds.NODES)),
+                    SetParams.setParams().nx());
+            return redis.incr(key);
+        });
+        return (int) Math.floorMod(claimed, (long) JobIds.NODES);
     }
 
     @Override

@@ -2,7 +2,8 @@ package io.delayqueue.queue.store.redis;
 
 /**
  * Key names. All keys of one shard share the hash tag {@code {<prefix>:<shard>}}, so every script touches
- * a single Redis Cluster slot.
+ * a single Redis Cluster slot. The one key of the whole queue, {@link #idNode()}, is only read and written by
+ * single-key commands.
  */
 public final class RedisKeys {
     private final String prefix;
@@ -48,6 +49,14 @@ public final class RedisKeys {
 
     public String dead(int shard, String topic) {
         return tag(shard) + ":dead:" + topic;
+    }
+
+    /**
+     * The counter that {@link RedisJobStore#claimIdNode()} takes node numbers from; one per queue, under a hash
+     * tag of its own (it is not a shard's key), inside {@link #allKeysPattern()}.
+     */
+    public String idNode() {
+        return "{" + prefix + ":id-node}";
     }
 
     /** A glob matching every key of this prefix, for tests and {@code clearAll}. */

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
-import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobEvent;
@@ -14,6 +13,7 @@ import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.JournalDatabase;
+import io.delayqueue.queue.testing.TestIds;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -83,8 +83,8 @@ abstract class MyBatisJournalContract {
                 id, "orders", "tag", "biz-" + id, "body of " + id, dueAt, 30_000, 3, null, 5, T0, JobStatus.DELAY, 0);
     }
 
-    private static String newId(int i) {
-        return JobIds.generate(i % 4, T0 + i);
+    private static String newId() {
+        return TestIds.next();
     }
 
     private long count(String sql) {
@@ -106,7 +106,7 @@ abstract class MyBatisJournalContract {
         ConcurrentLinkedQueue<Set<String>> answers = new ConcurrentLinkedQueue<>();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < pushers; i++) {
-            Job job = job(newId(i), T0 + 60_000);
+            Job job = job(newId(), T0 + 60_000);
             Thread t = new Thread(
                     () -> {
                         try {
@@ -151,7 +151,7 @@ abstract class MyBatisJournalContract {
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
         CountDownLatch done = new CountDownLatch(pushers);
         for (int i = 0; i < pushers; i++) {
-            Job job = job(newId(i), T0 + 60_000);
+            Job job = job(newId(), T0 + 60_000);
             Thread t = new Thread(() -> {
                 try {
                     start.await();
@@ -177,8 +177,8 @@ abstract class MyBatisJournalContract {
 
     @Test
     void aFinishedOrDeletedJobStaysSoWhateverTransitionArrivesAfterIt() {
-        String finished = newId(1);
-        String deleted = newId(2);
+        String finished = newId();
+        String deleted = newId();
         journal.recordCreated(List.of(job(finished, T0 + 1000), job(deleted, T0 + 1000)));
         journal.recordTransitionsDurably(List.of(
                 Transition.of(finished, JobEvent.RESERVED, JobStatus.DELAY, JobStatus.RESERVED, T0 + 1000, null),
@@ -214,7 +214,7 @@ abstract class MyBatisJournalContract {
 
     @Test
     void attemptsAndDueTimeFollowTheTransitionsEvenWhenSeveralShareOneCommit() {
-        String id = newId(3);
+        String id = newId();
         journal.recordCreated(List.of(job(id, T0 + 1000)));
         // two expired reservations in one commit count two attempts
         journal.recordTransitionsDurably(List.of(
@@ -240,7 +240,7 @@ abstract class MyBatisJournalContract {
 
     @Test
     void historyListsEveryTransitionOldestFirstWithHostWorkerAndDetail() {
-        String id = newId(4);
+        String id = newId();
         journal.recordCreated(List.of(job(id, T0 + 1000)));
         List<Transition> steps = List.of(
                 Transition.of(id, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 1000, null),
@@ -278,7 +278,7 @@ abstract class MyBatisJournalContract {
             assertThat(e.host()).isNotBlank();
             assertThat(e.worker()).isEqualTo(Thread.currentThread().getName());
         });
-        assertThat(journal.history(newId(5))).as("history of an unknown job").isEmpty();
+        assertThat(journal.history(newId())).as("history of an unknown job").isEmpty();
     }
 
     @Test
@@ -289,7 +289,7 @@ abstract class MyBatisJournalContract {
         List<Job> all = new ArrayList<>();
         for (int i = 0; i < jobs; i++) {
             // due times with many ties, so that pages must split runs of equal due times by id
-            all.add(job(newId(i), T0 + random.nextInt(600)));
+            all.add(job(newId(), T0 + random.nextInt(600)));
         }
         for (int i = 0; i < all.size(); i += 500) {
             journal.recordCreated(all.subList(i, Math.min(all.size(), i + 500)));
@@ -348,8 +348,8 @@ abstract class MyBatisJournalContract {
 
     @Test
     void aDuplicateIdIsReportedAsExistingAndTheFirstRowIsKept() {
-        String id = newId(6);
-        String other = newId(7);
+        String id = newId();
+        String other = newId();
         assertThat(journal.recordCreated(List.of(job(id, T0 + 1000)))).isEmpty();
         Job impostor = new Job(
                 id, "other", null, null, "another body", T0 + 99_000, 1_000, 1, null, 0, T0 + 5, JobStatus.DELAY, 0);
@@ -367,8 +367,8 @@ abstract class MyBatisJournalContract {
     @Test
     void aClientIdThatAnotherWriterCommitsAroundTheGroupIsReportedAsExistingAndTheGroupIsWrittenOnce()
             throws Exception {
-        String id = newId(8);
-        String other = newId(9);
+        String id = newId();
+        String other = newId();
         try (Connection rival = db.connection()) {
             rival.setAutoCommit(false);
             try (PreparedStatement insert = rival.prepareStatement("INSERT INTO delay_queue_job (id, topic, body, ttr,"
@@ -433,10 +433,10 @@ abstract class MyBatisJournalContract {
 
     @Test
     void deletePendingDeletesDelayAndReadyJobsLogsEachAndLeavesReservedOnes() {
-        String delay = newId(8);
-        String readyJob = newId(9);
-        String reserved = newId(10);
-        String finished = newId(11);
+        String delay = newId();
+        String readyJob = newId();
+        String reserved = newId();
+        String finished = newId();
         journal.recordCreated(List.of(job(delay, T0), job(readyJob, T0), job(reserved, T0), job(finished, T0)));
         journal.recordTransitionsDurably(List.of(
                 Transition.of(readyJob, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0, null),
@@ -460,11 +460,11 @@ abstract class MyBatisJournalContract {
 
     @Test
     void whileTheDatabaseRefusesConnectionsSyncWritesFailAsUnavailableAndLaggedOnesArriveWhenItIsBack() {
-        String before = newId(12);
+        String before = newId();
         journal.recordCreated(List.of(job(before, T0 + 1000)));
 
         db.gate().refuse();
-        String refused = newId(13);
+        String refused = newId();
         assertThatThrownBy(() -> journal.recordCreated(List.of(job(refused, T0 + 1000))))
                 .isInstanceOf(DelayQueueException.Unavailable.class)
                 .hasMessageContaining("journal");
@@ -482,14 +482,14 @@ abstract class MyBatisJournalContract {
         Await.until(WAIT, () -> statusOf(before) == JobStatus.READY, "the lagged READY reached the database");
         assertThat(journal.find(refused)).as("the refused push").isEmpty();
         // and sync writes work again by themselves
-        String after = newId(14);
+        String after = newId();
         assertThat(journal.recordCreated(List.of(job(after, T0 + 1000)))).isEmpty();
         assertThat(journal.find(after)).isPresent();
     }
 
     @Test
     void closingTheJournalWritesTheTransitionsStillWaiting() {
-        String id = newId(15);
+        String id = newId();
         journal.recordCreated(List.of(job(id, T0 + 1000)));
         db.gate().hold();
         journal.recordTransitions(IntStream.range(0, 3)
@@ -511,7 +511,7 @@ abstract class MyBatisJournalContract {
                 .isEqualTo("RESERVED");
         assertThat(count("SELECT COUNT(*) FROM delay_queue_job_log WHERE job_id = '" + id + "'"))
                 .isEqualTo(5);
-        assertThatThrownBy(() -> journal.recordCreated(List.of(job(newId(16), T0))))
+        assertThatThrownBy(() -> journal.recordCreated(List.of(job(newId(), T0))))
                 .isInstanceOf(DelayQueueException.Unavailable.class)
                 .hasMessageContaining("closing");
         journal = null;

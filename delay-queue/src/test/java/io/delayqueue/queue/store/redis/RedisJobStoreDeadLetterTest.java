@@ -3,12 +3,12 @@ package io.delayqueue.queue.store.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayqueue.common.Job;
-import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.testing.RedisFixture;
+import io.delayqueue.queue.testing.TestIds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +41,7 @@ class RedisJobStoreDeadLetterTest {
 
     private Job reserved(int shard, String topic, long due, int maxAttempts) {
         Job job = new Job(
-                JobIds.generate(shard, T0),
+                TestIds.inShard(shard, SHARDS),
                 topic,
                 null,
                 null,

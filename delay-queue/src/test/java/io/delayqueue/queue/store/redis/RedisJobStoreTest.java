@@ -1,8 +1,10 @@
 package io.delayqueue.queue.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
@@ -11,6 +13,8 @@ import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.store.ShardStats;
 import io.delayqueue.queue.testing.RedisFixture;
+import io.delayqueue.queue.testing.TestIds;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -18,11 +22,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /** {@link RedisJobStore} against the real Redis on 127.0.0.1:6379, one key prefix per test. */
@@ -50,7 +56,7 @@ class RedisJobStoreTest {
 
     /** A new job in {@code shard}, due at {@code due}. */
     private static Job job(int shard, String topic, long due) {
-        return job(JobIds.generate(shard, T0), topic, due, 30_000, 3);
+        return job(TestIds.inShard(shard, SHARDS), topic, due, 30_000, 3);
     }
 
     private static Job job(String id, String topic, long due, long ttr, int maxAttempts) {
@@ -77,7 +83,7 @@ class RedisJobStoreTest {
         for (int s = 0; s < SHARDS; s++) {
             pushed(job(s, "pulled", T0));
             pushed(job(s, "later", T0 + 1_000));
-            Job dead = pushed(job(JobIds.generate(s, T0), "pushed", T0, 30_000, 1));
+            Job dead = pushed(job(TestIds.inShard(s, SHARDS), "pushed", T0, 30_000, 1));
             store.moveDue(s, T0, 100, new DueRouting(true, Set.of("pushed")), DISPATCH_TIMEOUT);
             store.retry(dead.id(), T0 + 10);
             store.finish(s, List.of(store.reserve("pulled", s, T0).orElseThrow().id()), T0);
@@ -109,13 +115,83 @@ class RedisJobStoreTest {
     }
 
     @Test
-    void job_is_stored_in_the_shard_its_id_carries() {
+    void job_is_stored_in_the_shard_its_id_is_placed_in() {
         Job job = pushed(job(3, "t", T0));
 
         assertThat(redis.redis().hexists(store.keys().pool(3), job.id())).isTrue();
         assertThat(redis.redis().zscore(store.keys().bucket(3), job.id())).isEqualTo((double) T0);
         for (int s : List.of(0, 1, 2)) {
             assertThat(redis.redis().hexists(store.keys().pool(s), job.id())).isFalse();
+        }
+    }
+
+    // ---- node numbers of generated ids ----
+
+    @Test
+    void each_claim_of_an_id_node_gets_a_number_no_other_claim_got() throws Exception {
+        RedisJobStore other = redis.store(SHARDS, Duration.ofMillis(RETENTION));
+        Set<Integer> claimed = ConcurrentHashMap.newKeySet();
+        List<Thread> threads = new ArrayList<>();
+        for (RedisJobStore instance : List.of(store, other, store, other)) {
+            Thread t = new Thread(() -> {
+                for (int i = 0; i < 100; i++) {
+                    claimed.add(instance.claimIdNode());
+                }
+            });
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            t.join(10_000);
+        }
+
+        assertThat(claimed).hasSize(400).allSatisfy(n -> assertThat(n).isBetween(0, JobIds.NODES - 1));
+        assertThat(redis.allKeys())
+                .as("the counter is a key of the prefix (so clean-ups find it)")
+                .contains(store.keys().idNode());
+    }
+
+    @Test
+    void a_missing_id_node_counter_is_seeded_with_a_random_number() {
+        Set<Integer> firstClaims = new HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            redis.redis().del(store.keys().idNode());
+
+            int first = store.claimIdNode();
+            int second = store.claimIdNode();
+
+            assertThat(first).isBetween(0, JobIds.NODES - 1);
+            assertThat(second).isEqualTo((first + 1) % JobIds.NODES);
+            firstClaims.add(first);
+        }
+
+        assertThat(firstClaims)
+                .as("first claims after the counter was lost (a seed of 0 would give 1 each time)")
+                .hasSizeGreaterThan(1);
+    }
+
+    @Test
+    void an_existing_id_node_counter_is_counted_on_and_wraps_round_the_node_range() {
+        redis.redis().set(store.keys().idNode(), "41");
+        assertThat(store.claimIdNode()).isEqualTo(42);
+
+        redis.redis().set(store.keys().idNode(), Integer.toString(JobIds.NODES - 2));
+        assertThat(store.claimIdNode()).isEqualTo(JobIds.NODES - 1);
+        assertThat(store.claimIdNode()).isZero();
+        assertThat(store.claimIdNode()).isEqualTo(1);
+    }
+
+    @Test
+    void claiming_an_id_node_while_redis_is_down_is_unavailable() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        try (RedisJobStore down = new RedisJobStore(
+                new JedisPooled("127.0.0.1", closedPort), "down", SHARDS, Duration.ofMinutes(1), true)) {
+            assertThatThrownBy(down::claimIdNode)
+                    .isInstanceOfSatisfying(DelayQueueException.Unavailable.class, e -> assertThat(e.httpStatus())
+                            .isEqualTo(503));
         }
     }
 
@@ -158,7 +234,7 @@ class RedisJobStoreTest {
     @Test
     void stored_job_reads_back_with_every_field() {
         Job job = new Job(
-                JobIds.generate(1, T0),
+                TestIds.inShard(1, SHARDS),
                 "t.x-1",
                 "tag",
                 "order-9",
@@ -181,7 +257,7 @@ class RedisJobStoreTest {
     void the_counts_per_status_follow_every_job_when_one_call_moves_many() {
         List<Job> due = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            due.add(job(JobIds.generate(0, T0 + i), "t", T0, 30_000, 3));
+            due.add(job(TestIds.inShard(0, SHARDS), "t", T0, 30_000, 3));
         }
         Job later = job(0, "t", T0 + 60_000);
         List<Job> all = new ArrayList<>(due);
@@ -321,7 +397,7 @@ class RedisJobStoreTest {
 
     @Test
     void expired_reservation_past_max_attempts_goes_dead_into_the_dead_list() {
-        Job job = pushed(job(JobIds.generate(0, T0), "t", T0, 100, 1));
+        Job job = pushed(job(TestIds.inShard(0, SHARDS), "t", T0, 100, 1));
         store.moveDue(0, T0, 10, ALL_PULL, DISPATCH_TIMEOUT);
         store.reserve("t", 0, T0).orElseThrow();
 
@@ -352,7 +428,7 @@ class RedisJobStoreTest {
 
     @Test
     void reserve_holds_a_ready_job_until_now_plus_its_ttr() {
-        Job job = pushed(job(JobIds.generate(2, T0), "t", T0, 5_000, 3));
+        Job job = pushed(job(TestIds.inShard(2, SHARDS), "t", T0, 5_000, 3));
         store.moveDue(2, T0, 10, ALL_PULL, DISPATCH_TIMEOUT);
 
         Optional<Job> reserved = store.reserve("t", 2, T0 + 7);
@@ -441,7 +517,7 @@ class RedisJobStoreTest {
 
     @Test
     void retry_schedules_a_reserved_job_again_or_makes_it_dead_past_max_attempts() {
-        Job job = pushed(job(JobIds.generate(0, T0), "t", T0, 30_000, 2));
+        Job job = pushed(job(TestIds.inShard(0, SHARDS), "t", T0, 30_000, 2));
         store.moveDue(0, T0, 10, ALL_PUSH, DISPATCH_TIMEOUT);
 
         assertThat(store.retry(job.id(), T0 + 500)).isEqualTo(new Outcome(Outcome.Result.APPLIED, JobStatus.DELAY));
@@ -467,7 +543,7 @@ class RedisJobStoreTest {
     void finished_and_deleted_jobs_are_purged_from_the_pool_once_their_retention_ends() {
         Job finished = pushed(job(0, "t", T0));
         Job deleted = pushed(job(0, "t", T0 + 60_000));
-        Job dead = pushed(job(JobIds.generate(0, T0), "t", T0, 30_000, 1));
+        Job dead = pushed(job(TestIds.inShard(0, SHARDS), "t", T0, 30_000, 1));
         store.moveDue(0, T0, 10, ALL_PUSH, DISPATCH_TIMEOUT);
         store.finish(0, List.of(finished.id()), T0 + 10);
         store.delete(deleted.id(), T0 + 20);
