@@ -180,8 +180,8 @@ class EmbeddedDefaultSmokeTest {
 
     /**
      * The journal commits its groups itself, so a group is all or nothing: a statement on a session's
-     * connection (where the journal writes its rows) that is not committed must not land. With
-     * Spring-managed sessions on the pool's auto-commit connections, each statement would commit on its own.
+     * connection (where the journal writes its rows) that is rolled back must not land. With Spring-managed
+     * sessions on the pool's auto-commit connections, each statement would commit on its own.
      */
     @Test
     void aJournalStatementThatIsNotCommittedLeavesNothing() throws Exception {
@@ -192,7 +192,8 @@ class EmbeddedDefaultSmokeTest {
                                 + " VALUES (?, 'CREATED', 'DELAY', 1)")) {
             insert.setString(1, jobId);
             assertThat(insert.executeUpdate()).isEqualTo(1);
-        } // closed without a commit
+            session.rollback(true); // as the journal does with a group that failed
+        }
         try (SqlSession session = sessions.openSession(true)) {
             assertThat(session.getMapper(JournalMapper.class).history(jobId))
                     .as("history of a job whose row was not committed")

@@ -11,11 +11,11 @@ import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.store.redis.RedisJobStore;
+import io.delayqueue.queue.testing.ClosedPort;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
 import java.math.BigInteger;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,10 +106,7 @@ class DelayQueueEngineStateMachineTest {
 
     @Test
     void an_engine_built_while_redis_is_down_answers_pushes_with_503() throws Exception {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            closedPort = socket.getLocalPort();
-        }
+        int closedPort = ClosedPort.get();
         RedisJobStore down =
                 new RedisJobStore(new JedisPooled("127.0.0.1", closedPort), "down", 4, Duration.ofMinutes(1), true);
         try (DelayQueueEngine offline = new DelayQueueEngine(

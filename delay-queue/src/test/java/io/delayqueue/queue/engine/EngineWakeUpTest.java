@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.store.redis.RedisJobStore;
 import io.delayqueue.queue.testing.Await;
@@ -73,6 +74,22 @@ class EngineWakeUpTest {
                 "the warm-up job finished");
     }
 
+    /**
+     * A started engine of {@code config} with one shard on a Redis prefix of its own (the engine of setUp()
+     * scans the shared one), handing jobs to {@code dispatcher}.
+     */
+    private static DelayQueueEngine startedOn(RedisFixture own, EngineConfig config, Dispatcher dispatcher) {
+        DelayQueueEngine e = new DelayQueueEngine(
+                config.toBuilder().redisPrefix(own.prefix()).build(),
+                own.store(1, config.retention()),
+                List.of(dispatcher),
+                new StandaloneCoordinator(),
+                Journal.NONE,
+                Clock.systemUTC());
+        e.start();
+        return e;
+    }
+
     @Test
     void job_pushed_into_an_idle_shard_is_delivered_at_its_due_time_not_after_the_scanners_max_sleep() {
         settleScannerIntoItsLongSleep();
@@ -125,16 +142,8 @@ class EngineWakeUpTest {
     void burst_larger_than_the_scan_batch_is_delivered_completely_and_promptly() {
         EngineConfig small = engine.config().toBuilder().scanBatchSize(10).build();
         RecordingDispatcher rec = new RecordingDispatcher("rec");
-        // a prefix of its own: the engine of setUp() scans the shared one
         try (RedisFixture own = new RedisFixture();
-                DelayQueueEngine e = new DelayQueueEngine(
-                        small.toBuilder().redisPrefix(own.prefix()).build(),
-                        own.store(1, small.retention()),
-                        List.of(rec),
-                        new StandaloneCoordinator(),
-                        Journal.NONE,
-                        Clock.systemUTC())) {
-            e.start();
+                DelayQueueEngine e = startedOn(own, small, rec)) {
             List<PushRequest> burst = new java.util.ArrayList<>();
             for (int i = 0; i < 35; i++) {
                 burst.add(PushRequest.of("orders", "b" + i, 0).withId("burst-" + i));
@@ -163,7 +172,7 @@ class EngineWakeUpTest {
         List<Long> earlyByMs = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<String> handedOver = new java.util.concurrent.CopyOnWriteArrayList<>();
         Clock clock = Clock.systemUTC();
-        io.delayqueue.queue.dispatch.Dispatcher stamping = new io.delayqueue.queue.dispatch.Dispatcher() {
+        Dispatcher stamping = new Dispatcher() {
             @Override
             public String name() {
                 return "stamping";
@@ -184,14 +193,7 @@ class EngineWakeUpTest {
                 .scanLead(Duration.ofMillis(30))
                 .build();
         try (RedisFixture own = new RedisFixture();
-                DelayQueueEngine e = new DelayQueueEngine(
-                        config.toBuilder().redisPrefix(own.prefix()).build(),
-                        own.store(1, config.retention()),
-                        List.of(stamping),
-                        new StandaloneCoordinator(),
-                        Journal.NONE,
-                        clock)) {
-            e.start();
+                DelayQueueEngine e = startedOn(own, config, stamping)) {
             List<PushRequest> jobs = new java.util.ArrayList<>();
             for (int i = 0; i < 100; i++) {
                 jobs.add(PushRequest.of("orders", "b" + i, 20 + (i * 7) % 100));

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.dispatch.DispatchRejectedException;
+import io.delayqueue.queue.testing.ClosedPort;
 import jakarta.jms.JMSException;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -36,10 +36,7 @@ class ActiveMqDispatcherTest {
 
     @Test
     void send_to_a_broker_that_is_not_there_fails_as_an_attempt() throws IOException {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = ClosedPort.get();
         ActiveMqSettings settings = ActiveMqSettings.defaults("tcp://127.0.0.1:" + closedPort);
         ActiveMqDispatcher dispatcher = new ActiveMqDispatcher(settings, Duration.ofSeconds(10));
         Job job = new Job("1-a", "orders", null, null, "b", 0, 1, 1, null, 0, 0, JobStatus.RESERVED, 0);

@@ -8,9 +8,9 @@ import com.sun.net.httpserver.HttpServer;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.JsonCodec;
+import io.delayqueue.queue.testing.ClosedPort;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -145,10 +145,7 @@ class HttpCallbackDispatcherTest {
 
     @Test
     void a_refused_connection_is_a_failed_send() throws IOException {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = ClosedPort.get();
 
         Throwable failure = failureOf(dispatcher.dispatch(job("http://127.0.0.1:" + closedPort + "/callback")));
 

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.dispatch.DispatchRejectedException;
+import io.delayqueue.queue.testing.ClosedPort;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
@@ -59,10 +59,7 @@ class RocketMqDispatcherTest {
 
     @Test
     void send_without_a_reachable_name_server_fails_as_an_attempt_within_its_timeout() throws IOException {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = ClosedPort.get();
         RocketMqSettings settings =
                 new RocketMqSettings("127.0.0.1:" + closedPort, "delay-queue-test", Duration.ofSeconds(1), 0, 1, 10);
         RocketMqDispatcher dispatcher = new RocketMqDispatcher(settings, Duration.ofSeconds(10));

@@ -12,9 +12,9 @@ import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.store.ShardStats;
+import io.delayqueue.queue.testing.ClosedPort;
 import io.delayqueue.queue.testing.RedisFixture;
 import io.delayqueue.queue.testing.TestIds;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -183,10 +183,7 @@ class RedisJobStoreTest {
 
     @Test
     void claiming_an_id_node_while_redis_is_down_is_unavailable() throws Exception {
-        int closedPort;
-        try (java.net.ServerSocket socket = new ServerSocket(0)) {
-            closedPort = socket.getLocalPort();
-        }
+        int closedPort = ClosedPort.get();
         try (RedisJobStore down = new RedisJobStore(
                 new JedisPooled("127.0.0.1", closedPort), "down", SHARDS, Duration.ofMinutes(1), true)) {
             assertThatThrownBy(down::claimIdNode)
