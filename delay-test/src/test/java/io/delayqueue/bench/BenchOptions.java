@@ -20,6 +20,7 @@ import java.util.Set;
  * @param batchSize jobs per batch ({@code pushBatch}, {@code POST /push/batch}, Redisson async offers awaited
  *     together)
  * @param pushWarmUp the discarded warm-up before a push figure's runs
+ * @param pushWarmUpMax the longest that warm-up goes on while the rate still changes from window to window
  * @param pushPreRoll pushing before each run's measurement starts (fills connection pools, reaches steady state)
  * @param pushMeasure how long each push run is measured
  * @param burstJobs jobs that come due at the same instant
@@ -40,6 +41,7 @@ record BenchOptions(
         int batchThreads,
         int batchSize,
         Duration pushWarmUp,
+        Duration pushWarmUpMax,
         Duration pushPreRoll,
         Duration pushMeasure,
         int burstJobs,
@@ -110,6 +112,7 @@ record BenchOptions(
                 integer(flags, "batch-threads", 8),
                 integer(flags, "batch-size", 1000),
                 Duration.ofSeconds(quick ? 3 : 20), // push warm-up: the HTTP service is a fresh JVM, its JIT needs it
+                Duration.ofSeconds(quick ? 3 : 120),
                 Duration.ofSeconds(1),
                 Duration.ofSeconds(integer(flags, "push-seconds", quick ? 3 : 8)),
                 integer(flags, "burst", quick ? 20_000 : 200_000),
@@ -169,6 +172,7 @@ record BenchOptions(
         m.put("batchThreads", batchThreads);
         m.put("batchSize", batchSize);
         m.put("pushWarmUpSeconds", pushWarmUp.toSeconds());
+        m.put("pushWarmUpMaxSeconds", pushWarmUpMax.toSeconds());
         m.put("pushPreRollSeconds", pushPreRoll.toSeconds());
         m.put("pushMeasureSeconds", pushMeasure.toSeconds());
         m.put("burstJobs", burstJobs);

@@ -95,7 +95,13 @@ final class BenchReport {
         String runs = options.runs() == 1 ? "1 run" : "the median of " + options.runs() + " runs";
         notes.add("Each cell: " + runs + " after a discarded warm-up"
                 + (options.runs() > 1 ? ", (min-max) of the runs in parentheses" : "") + "; memory: "
-                + (options.memoryRuns() == 1 ? "one load" : options.memoryRuns() + " loads") + ", no warm-up.");
+                + (options.memoryRuns() == 1 ? "one load" : options.memoryRuns() + " loads") + ", no warm-up."
+                + (options.pushWarmUpMax().compareTo(options.pushWarmUp()) > 0
+                        ? " A push warm-up lasts " + options.pushWarmUp().toSeconds() + " s, then 10 s more at a time"
+                                + " until the rate changes by 10% or less, "
+                                + options.pushWarmUpMax().toSeconds()
+                                + " s at most."
+                        : ""));
         notes.add("This service: journal `sync` on MariaDB (a database of the benchmark's own, through"
                 + " MariaDB's driver, `jdbc:mariadb:`) for push, hand-over and lateness; the memory figure is loaded"
                 + " with the journal off (Redis holds the same either way). Service defaults otherwise"

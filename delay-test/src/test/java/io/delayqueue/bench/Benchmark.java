@@ -19,6 +19,9 @@ import java.util.Map;
  * or a figure that fails shows as "failed: reason" in its cells; the others go on.
  */
 public final class Benchmark {
+    private static final Duration SETTLE_WINDOW = Duration.ofSeconds(10);
+    private static final double SETTLE_TOLERANCE = 0.10;
+
     /** A burst run slower than this (due instant to last hand-over) is not repeated. */
     private static final int SLOW_BURST_SECONDS = 60;
 
@@ -130,7 +133,7 @@ public final class Benchmark {
         try {
             switch (kind) {
                 case PUSH_SINGLE, PUSH_BATCH -> {
-                    m.warmUp(report(what + " warm-up", push(target, kind, Duration.ZERO, options.pushWarmUp())));
+                    m.warmUp(warmUpPush(what, target, kind));
                     for (int i = 1; i <= options.runs(); i++) {
                         m.add(report(
                                 what + " run " + i, push(target, kind, options.pushPreRoll(), options.pushMeasure())));
@@ -186,6 +189,28 @@ public final class Benchmark {
             m.fail(describe(e));
         }
         return m;
+    }
+
+    /**
+     * Pushes until the rate settles: the configured warm-up, then windows of {@link #SETTLE_WINDOW} until one is
+     * within {@link #SETTLE_TOLERANCE} of the one before, or the warm-up's maximum is spent. A fresh JVM (the
+     * HTTP service) can take a minute of load before its JIT is done on two busy cores, and a fixed warm-up
+     * then measures the compiler, not the service.
+     */
+    private RunResult warmUpPush(String what, BenchTarget target, Kind kind) throws Exception {
+        RunResult last = report(what + " warm-up", push(target, kind, Duration.ZERO, options.pushWarmUp()));
+        Duration spent = options.pushWarmUp();
+        while (spent.compareTo(options.pushWarmUpMax()) < 0) {
+            RunResult next = report(what + " warm-up", push(target, kind, Duration.ZERO, SETTLE_WINDOW));
+            spent = spent.plus(SETTLE_WINDOW);
+            double before = last.value("jobsPerSecond");
+            double now = next.value("jobsPerSecond");
+            last = next;
+            if (Math.abs(now - before) <= SETTLE_TOLERANCE * before) {
+                break;
+            }
+        }
+        return last.with("warmUpSeconds", spent.toSeconds());
     }
 
     private RunResult push(BenchTarget target, Kind kind, Duration preRoll, Duration measure) throws Exception {
