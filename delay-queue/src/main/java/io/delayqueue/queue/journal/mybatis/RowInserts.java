@@ -26,52 +26,55 @@ final class RowInserts {
 
     /** Inserts {@code jobs}; no IGNORE: an id that exists fails the group, which is written again. */
     static void insertJobs(Connection connection, List<Job> jobs) {
-        if (jobs.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement insert = connection.prepareStatement(INSERT_JOB)) {
-            for (Job job : jobs) {
-                insert.setString(1, job.id());
-                insert.setString(2, job.topic());
-                setNullable(insert, 3, job.subtopic());
-                setNullable(insert, 4, job.bizKey());
-                insert.setString(5, job.body());
-                insert.setLong(6, job.ttr());
-                insert.setInt(7, job.maxAttempts());
-                setNullable(insert, 8, job.url());
-                insert.setInt(9, job.priority());
-                insert.setString(10, job.status().name());
-                insert.setInt(11, job.attempts());
-                insert.setLong(12, job.executeAt());
-                insert.setLong(13, job.createTime());
-                insert.setLong(14, job.createTime());
-                insert.addBatch();
-            }
-            insert.executeBatch();
-        } catch (SQLException e) {
-            throw new PersistenceException("inserting " + jobs.size() + " jobs failed: " + e.getMessage(), e);
-        }
+        insertAll(connection, INSERT_JOB, jobs, "jobs", (insert, job) -> {
+            insert.setString(1, job.id());
+            insert.setString(2, job.topic());
+            setNullable(insert, 3, job.subtopic());
+            setNullable(insert, 4, job.bizKey());
+            insert.setString(5, job.body());
+            insert.setLong(6, job.ttr());
+            insert.setInt(7, job.maxAttempts());
+            setNullable(insert, 8, job.url());
+            insert.setInt(9, job.priority());
+            insert.setString(10, job.status().name());
+            insert.setInt(11, job.attempts());
+            insert.setLong(12, job.executeAt());
+            insert.setLong(13, job.createTime());
+            insert.setLong(14, job.createTime());
+        });
     }
 
     static void insertLogRows(Connection connection, List<LogRow> rows) {
+        insertAll(connection, INSERT_LOG_ROW, rows, "log rows", (insert, row) -> {
+            insert.setString(1, row.getJobId());
+            insert.setString(2, row.getEvent());
+            setNullable(insert, 3, row.getFromStatus());
+            insert.setString(4, row.getToStatus());
+            insert.setLong(5, row.getEventTime());
+            setNullable(insert, 6, row.getHost());
+            setNullable(insert, 7, row.getWorker());
+            setNullable(insert, 8, row.getDetail());
+        });
+    }
+
+    /** Sets the parameters of one row. */
+    @FunctionalInterface
+    private interface Binder<T> {
+        void bind(PreparedStatement insert, T row) throws SQLException;
+    }
+
+    private static <T> void insertAll(Connection connection, String sql, List<T> rows, String what, Binder<T> binder) {
         if (rows.isEmpty()) {
             return;
         }
-        try (PreparedStatement insert = connection.prepareStatement(INSERT_LOG_ROW)) {
-            for (LogRow row : rows) {
-                insert.setString(1, row.getJobId());
-                insert.setString(2, row.getEvent());
-                setNullable(insert, 3, row.getFromStatus());
-                insert.setString(4, row.getToStatus());
-                insert.setLong(5, row.getEventTime());
-                setNullable(insert, 6, row.getHost());
-                setNullable(insert, 7, row.getWorker());
-                setNullable(insert, 8, row.getDetail());
+        try (PreparedStatement insert = connection.prepareStatement(sql)) {
+            for (T row : rows) {
+                binder.bind(insert, row);
                 insert.addBatch();
             }
             insert.executeBatch();
         } catch (SQLException e) {
-            throw new PersistenceException("inserting " + rows.size() + " log rows failed: " + e.getMessage(), e);
+            throw new PersistenceException("inserting " + rows.size() + " " + what + " failed: " + e.getMessage(), e);
         }
     }
 
