@@ -60,4 +60,22 @@ public record Job(
                 newStatus,
                 newAttempts);
     }
+
+    /** This job under another id (a generated one, given once the whole push is valid). */
+    public Job withId(String newId) {
+        return new Job(
+                newId,
+                topic,
+                subtopic,
+                bizKey,
+                body,
+                executeAt,
+                ttr,
+                maxAttempts,
+                url,
+                priority,
+                createTime,
+                status,
+                attempts);
+    }
 }

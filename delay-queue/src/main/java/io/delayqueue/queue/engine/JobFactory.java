@@ -148,23 +148,7 @@ public final class JobFactory {
     }
 
     private Job withGeneratedId(Job job, long now) {
-        if (!job.id().equals(UNASSIGNED)) {
-            return job;
-        }
-        return new Job(
-                ids.next(now),
-                job.topic(),
-                job.subtopic(),
-                job.bizKey(),
-                job.body(),
-                job.executeAt(),
-                job.ttr(),
-                job.maxAttempts(),
-                job.url(),
-                job.priority(),
-                job.createTime(),
-                job.status(),
-                job.attempts());
+        return job.id().equals(UNASSIGNED) ? job.withId(ids.next(now)) : job;
     }
 
     private static void checkShort(String value, String field) {
