@@ -21,6 +21,18 @@ local flipped = {}
 for i = 8, #ARGV do flipped[ARGV[i]] = true end
 
 local dispatch, ready, dead, expired = {}, {}, {}, {}
+
+local function pulled(topic)
+  return defaultPull ~= (flipped[topic] == true)
+end
+
+-- RESERVED for its dispatch, which starts at `from`, until from + dispatch timeout; returned for dispatch
+local function take_for_dispatch(id, j, from)
+  redis.call('ZADD', KEYS[2], from + dispatchTimeout, id)
+  dispatch[#dispatch + 1] = id
+  dispatch[#dispatch + 1] = transition(id, j, 'RESERVED')
+end
+
 local entries = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', horizon, 'LIMIT', 0, limit, 'WITHSCORES')
 local moved = 0
 for k = 1, #entries, 2 do
@@ -29,10 +41,8 @@ for k = 1, #entries, 2 do
   local j = v and parse(v)
   if score > now then
     -- not due yet (the lead): only a DELAY job of a push topic is taken now
-    if j and j.st == 'DELAY' and defaultPull == (flipped[j.topic] == true) then
-      redis.call('ZADD', KEYS[2], score + dispatchTimeout, id)
-      dispatch[#dispatch + 1] = id
-      dispatch[#dispatch + 1] = transition(id, j, 'RESERVED')
+    if j and j.st == 'DELAY' and not pulled(j.topic) then
+      take_for_dispatch(id, j, score)
       moved = moved + 1
     end
   else
@@ -55,7 +65,7 @@ for k = 1, #entries, 2 do
       end
     end
     if j and j.st == 'DELAY' then
-      if defaultPull ~= (flipped[j.topic] == true) then
+      if pulled(j.topic) then
         redis.call('ZREM', KEYS[2], id)
         redis.call('LPUSH', tag .. ':ready:' .. j.topic, id)
         transition(id, j, 'READY')
@@ -63,9 +73,7 @@ for k = 1, #entries, 2 do
         ready[#ready + 1] = j.topic
         ready[#ready + 1] = num(j.due)
       else
-        redis.call('ZADD', KEYS[2], now + dispatchTimeout, id)
-        dispatch[#dispatch + 1] = id
-        dispatch[#dispatch + 1] = transition(id, j, 'RESERVED')
+        take_for_dispatch(id, j, now)
       end
     elseif j then
       -- a stale entry (the job is READY or final): the bucket must not hold it
