@@ -600,10 +600,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         while (from < byDue.size()) {
             long dueAt = Math.min(byDue.get(from).executeAt(), latest);
             waitUntil(dueAt, giveUpAt);
-            long now = Math.max(clock.millis(), dueAt);
+            long handedAt = clock.millis();
+            long now = Math.max(handedAt, dueAt);
             int to = from;
             while (to < byDue.size() && Math.min(byDue.get(to).executeAt(), latest) <= now) {
-                lateness.record(clock.millis() - byDue.get(to).executeAt());
+                lateness.record(handedAt - byDue.get(to).executeAt());
                 to++;
             }
             sends.add(pipeline.dispatch(shard, byDue.subList(from, to)));
