@@ -62,4 +62,14 @@ public class DelayQueueException extends RuntimeException {
             super(503, message, cause);
         }
     }
+
+    /**
+     * A write may or may not have taken effect: the journal did not answer in time and a commit of it may still
+     * land (504). The message says what to retry; retrying with the same id is safe.
+     */
+    public static final class OutcomeUnknown extends DelayQueueException {
+        public OutcomeUnknown(String message, Throwable cause) {
+            super(504, message, cause);
+        }
+    }
 }

@@ -8,6 +8,7 @@ import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.coordination.WakeUpChannel;
 import io.delayqueue.queue.dispatch.Dispatcher;
+import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
@@ -140,7 +141,8 @@ public final class DelayQueueEngine implements AutoCloseable {
                 clock,
                 config.reconcileGrace().toMillis(),
                 config.restorePageSize(),
-                config.shards());
+                config.shards(),
+                this::onScheduled);
         this.scanners = new ShardScanner[config.shards()];
         for (int s = 0; s < scanners.length; s++) {
             scanners[s] = new ShardScanner(
@@ -355,29 +357,106 @@ public final class DelayQueueEngine implements AutoCloseable {
     // ---- delete, look-up ----
 
     /**
-     * Cancels a job that has not been handed over. Once this returns, the job is never delivered. A job
-     * being delivered ({@code RESERVED}) or already final cannot be deleted; deleting twice is fine.
+     * Cancels a job that has not been handed over. Once this returns, the job is never delivered and its
+     * {@code DELETED} is committed in the journal. A job being delivered ({@code RESERVED}) or already final
+     * cannot be deleted; deleting twice is fine.
+     *
+     * <p>Redis first, then the journal, then Redis again: the job is made {@code DELETED} in Redis, pending (so
+     * nothing delivers it while the journal commits), then {@code DELETED} is committed, then the delete is
+     * confirmed in Redis. When the journal refuses, the delete is undone in Redis and the job is live in both
+     * stores again (503); when the journal's answer is unknown, the job stays held in Redis until a retried
+     * delete or the reconciler settles it by what the journal holds (504). A job only the journal holds (Redis
+     * lost it) is deleted through a tombstone in Redis, so no restore brings it back.
      */
     public void delete(String id) {
         ensureOpen();
         requireId(id);
         long now = clock.millis();
-        Outcome outcome = store.delete(id, now);
+        Outcome outcome = store.beginDelete(id, now, null);
+        if (outcome.result() == Outcome.Result.NOT_FOUND && journal.mode() != JournalMode.OFF) {
+            Optional<Job> journaled = journal.find(id);
+            if (journaled.isPresent()) {
+                JobStatus status = journaled.get().status();
+                if (status != JobStatus.DELAY && status != JobStatus.READY) {
+                    throw deleteConflict(id, status);
+                }
+                outcome = store.beginDelete(id, now, journaled.get());
+            }
+        }
         switch (outcome.result()) {
-            case APPLIED -> journal.recordTransitionsDurably(
-                    List.of(Transition.of(id, JobEvent.DELETED, null, JobStatus.DELETED, now, null)));
+            case APPLIED -> commitDeletes(JobIds.shardOf(id, config.shards()), List.of(id), now, "delete");
             case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);
             case CONFLICT -> {
                 if (outcome.status() != JobStatus.DELETED) {
-                    throw new DelayQueueException.StateConflict(
-                            id,
-                            outcome.status(),
-                            outcome.status() == JobStatus.RESERVED
-                                    ? "it is being delivered and can no longer be deleted"
-                                    : "it can no longer be deleted");
+                    throw deleteConflict(id, outcome.status());
                 }
             }
         }
+    }
+
+    private static DelayQueueException deleteConflict(String id, JobStatus status) {
+        return new DelayQueueException.StateConflict(
+                id,
+                status,
+                status == JobStatus.RESERVED
+                        ? "it is being delivered and can no longer be deleted"
+                        : "it can no longer be deleted");
+    }
+
+    /**
+     * Commits {@code DELETED} for deletes of one shard pending in Redis, then confirms them there; when the
+     * journal refuses, undoes them in Redis and throws 503; when its answer is unknown, leaves them pending
+     * (held, never delivered) and throws 504. A confirmation Redis misses is made by the reconciler.
+     */
+    private void commitDeletes(int shard, List<String> ids, long now, String detail) {
+        List<Transition> deleted = new ArrayList<>(ids.size());
+        for (String id : ids) {
+            deleted.add(Transition.of(id, JobEvent.DELETED, null, JobStatus.DELETED, now, detail));
+        }
+        try {
+            journal.recordTransitionsDurably(deleted);
+        } catch (DelayQueueException.OutcomeUnknown unknown) {
+            throw new DelayQueueException.OutcomeUnknown(
+                    unknownDelete(ids) + ": the journal did not answer in time and may still commit it; the job"
+                            + (ids.size() == 1 ? " is" : "s are")
+                            + " held (not delivered) until a retried delete or the reconciler settles it",
+                    unknown);
+        } catch (RuntimeException refused) {
+            try {
+                store.undoDeletes(shard, ids).forEach((id, dueAt) -> {
+                    if (dueAt != null) {
+                        onScheduled(shard, dueAt);
+                    }
+                });
+            } catch (RuntimeException undoFailed) {
+                refused.addSuppressed(undoFailed);
+                throw new DelayQueueException.OutcomeUnknown(
+                        unknownDelete(ids) + ": the journal refused it (" + refused.getMessage()
+                                + ") and Redis could not be put back as it was; the job"
+                                + (ids.size() == 1 ? " is" : "s are")
+                                + " held (not delivered) until a retried delete or the reconciler settles it",
+                        refused);
+            }
+            throw new DelayQueueException.Unavailable(
+                    (ids.size() == 1 ? "job " + ids.get(0) + " was not deleted" : ids.size() + " jobs were not deleted")
+                            + ": the journal refused it (" + refused.getMessage() + "); nothing changed",
+                    refused);
+        }
+        try {
+            store.confirmDeletes(shard, ids, now);
+        } catch (RuntimeException e) {
+            // committed: the job is DELETED in both stores, only its purge waits for the reconciler's confirmation
+            log.warn(
+                    "{} deletes committed but not confirmed in Redis (the reconciler will): {}",
+                    ids.size(),
+                    e.toString());
+        }
+    }
+
+    private static String unknownDelete(List<String> ids) {
+        return ids.size() == 1
+                ? "the delete of job " + ids.get(0) + " may or may not have been committed"
+                : "the delete of " + ids.size() + " jobs may or may not have been committed";
     }
 
     /** The job as Redis has it, else as the journal last saw it (a finished job past its retention). */
@@ -418,29 +497,77 @@ public final class DelayQueueEngine implements AutoCloseable {
     }
 
     /**
-     * Deletes every job not handed over yet ({@code DELAY}, {@code READY}), journal first so that a restore
-     * cannot bring them back. Jobs being delivered ({@code RESERVED}) are left to finish.
+     * Deletes every job not handed over yet ({@code DELAY}, {@code READY}), in Redis and in the journal alike:
+     * each batch is deleted pending in Redis, committed in the journal, then confirmed (see {@link
+     * #delete(String)}); jobs only the journal holds get tombstones. Jobs being delivered ({@code RESERVED}) are
+     * left to finish. When the journal fails, the batch in hand is undone (or held, when the journal's answer is
+     * unknown) and the error says how many were deleted before it; calling again goes on.
      *
-     * @return jobs deleted in Redis
+     * @return jobs deleted
      */
     public long clearAll() {
         ensureOpen();
         long now = clock.millis();
-        journal.deletePending(now, "clearAll");
         long deleted = 0;
         int limit = config.restorePageSize();
-        for (int s = 0; s < config.shards(); s++) {
-            int offset = 0;
+        try {
+            for (int s = 0; s < config.shards(); s++) {
+                int offset = 0;
+                while (true) {
+                    JobStore.ClearBatch batch = store.clear(s, offset, limit, now);
+                    commitDeletes(s, batch.deleted(), now, "clearAll");
+                    deleted += batch.deleted().size();
+                    offset += batch.reservedKept();
+                    if (batch.scanned() < limit && batch.deleted().size() < limit) {
+                        break;
+                    }
+                }
+            }
+            if (journal.mode() != JournalMode.OFF) {
+                deleted += clearJournalOnly(now, limit);
+            }
+        } catch (DelayQueueException e) {
+            String done = "clearAll stopped after deleting " + deleted + " jobs: ";
+            throw e instanceof DelayQueueException.OutcomeUnknown
+                    ? new DelayQueueException.OutcomeUnknown(done + e.getMessage(), e)
+                    : new DelayQueueException(e.httpStatus(), done + e.getMessage(), e);
+        }
+        log.warn("clearAll deleted {} jobs", deleted);
+        return deleted;
+    }
+
+    /** Deletes, through tombstones, the not-yet-delivered jobs that only the journal holds. */
+    private long clearJournalOnly(long now, int limit) {
+        long deleted = 0;
+        for (JobStatus status : List.of(JobStatus.DELAY, JobStatus.READY)) {
+            JobCursor cursor = JobCursor.START;
             while (true) {
-                JobStore.ClearBatch batch = store.clear(s, offset, limit, now);
-                deleted += batch.deleted().size();
-                offset += batch.reservedKept();
-                if (batch.scanned() < limit && batch.deleted().size() < limit) {
+                List<Job> page = journal.page(status, cursor, Long.MAX_VALUE, limit);
+                if (page.isEmpty()) {
+                    break;
+                }
+                Job last = page.get(page.size() - 1);
+                cursor = new JobCursor(last.executeAt(), last.id());
+                Map<String, JobStatus> inRedis =
+                        store.statuses(page.stream().map(Job::id).toList());
+                Map<Integer, List<String>> begunByShard = new TreeMap<>();
+                for (Job job : page) {
+                    if (!inRedis.containsKey(job.id())
+                            && store.beginDelete(job.id(), now, job).applied()) {
+                        begunByShard
+                                .computeIfAbsent(JobIds.shardOf(job.id(), config.shards()), k -> new ArrayList<>())
+                                .add(job.id());
+                    }
+                }
+                for (var entry : begunByShard.entrySet()) {
+                    commitDeletes(entry.getKey(), entry.getValue(), now, "clearAll");
+                    deleted += entry.getValue().size();
+                }
+                if (page.size() < limit) {
                     break;
                 }
             }
         }
-        log.warn("clearAll deleted {} jobs", deleted);
         return deleted;
     }
 

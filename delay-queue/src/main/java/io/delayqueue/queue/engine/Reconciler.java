@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +41,9 @@ final class Reconciler {
     private final long graceMs;
     private final int pageSize;
     private final int shards;
+    /** A job of a shard is due again (a delete undone): wakes its scanner. */
+    private final BiConsumer<Integer, Long> onScheduled;
+
     private final Map<JobStatus, JobCursor> cursors = new EnumMap<>(JobStatus.class);
 
     Reconciler(
@@ -49,7 +54,8 @@ final class Reconciler {
             Clock clock,
             long graceMs,
             int pageSize,
-            int shards) {
+            int shards,
+            BiConsumer<Integer, Long> onScheduled) {
         this.journal = journal;
         this.store = store;
         this.coordinator = coordinator;
@@ -58,11 +64,13 @@ final class Reconciler {
         this.graceMs = graceMs;
         this.pageSize = pageSize;
         this.shards = shards;
+        this.onScheduled = onScheduled;
         WATCHED.forEach(s -> cursors.put(s, JobCursor.START));
     }
 
     /** One pass; returns how many jobs it put back into Redis. */
     synchronized long reconcileOnce() {
+        settlePendingDeletes();
         long restored = 0;
         long overdueBefore = clock.millis() - graceMs;
         for (JobStatus status : WATCHED) {
@@ -84,11 +92,16 @@ final class Reconciler {
             List<Job> missing = new ArrayList<>();
             List<Transition> catchUp = new ArrayList<>();
             long now = clock.millis();
+            // a delete pending in Redis is not final yet: settlePendingDeletes decides it by the journal
+            Set<String> pendingDeletes = store.pendingDeletesAmong(inRedis.entrySet().stream()
+                    .filter(e -> e.getValue() == JobStatus.DELETED)
+                    .map(Map.Entry::getKey)
+                    .toList());
             for (Job job : owned) {
                 JobStatus actual = inRedis.get(job.id());
                 if (actual == null) {
                     missing.add(job);
-                } else if (actual.isFinal()) {
+                } else if (actual.isFinal() && !pendingDeletes.contains(job.id())) {
                     catchUp.add(Transition.of(
                             job.id(),
                             JobEvent.valueOf(actual.name()),
@@ -106,5 +119,46 @@ final class Reconciler {
             restored += n;
         }
         return restored;
+    }
+
+    /**
+     * Settles deletes pending in Redis for longer than the grace period (the service stopped, or the journal's
+     * answer was unknown, between the steps of a delete): confirmed where the journal holds the job {@code
+     * DELETED}, undone where it holds it live or not at all, so that both stores agree.
+     *
+     * @return deletes settled
+     */
+    long settlePendingDeletes() {
+        long settled = 0;
+        long now = clock.millis();
+        for (int s = 0; s < shards; s++) {
+            if (!coordinator.owns(s)) {
+                continue;
+            }
+            List<String> confirm = new ArrayList<>();
+            List<String> undo = new ArrayList<>();
+            for (String id : store.pendingDeletes(s, now - graceMs, pageSize)) {
+                boolean deletedInJournal = journal.find(id)
+                        .map(j -> j.status() == JobStatus.DELETED)
+                        .orElse(false);
+                (deletedInJournal ? confirm : undo).add(id);
+            }
+            settled += store.confirmDeletes(s, confirm, now);
+            int shard = s;
+            Map<String, Long> undone = store.undoDeletes(s, undo);
+            undone.forEach((id, dueAt) -> {
+                if (dueAt != null) {
+                    onScheduled.accept(shard, dueAt);
+                }
+            });
+            settled += undone.size();
+            if (!undone.isEmpty()) {
+                log.warn(
+                        "{} deletes that the journal never committed were undone in Redis: {}",
+                        undone.size(),
+                        undone.keySet());
+            }
+        }
+        return settled;
     }
 }

@@ -46,11 +46,6 @@ public interface Journal extends AutoCloseable {
         }
 
         @Override
-        public long deletePending(long now, String detail) {
-            return 0;
-        }
-
-        @Override
         public JournalMode mode() {
             return JournalMode.OFF;
         }
@@ -80,9 +75,6 @@ public interface Journal extends AutoCloseable {
      * after}: one page of a keyset walk over the {@code (status, due_at)} index.
      */
     List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit);
-
-    /** Marks every {@code DELAY} and {@code READY} job {@code DELETED}; returns how many. */
-    long deletePending(long now, String detail);
 
     JournalMode mode();
 

@@ -5,6 +5,7 @@ import io.delayqueue.common.JobStatus;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The hot-path store of pending jobs: a job pool plus, per shard, a delay bucket, ready lists and dead
@@ -57,8 +58,35 @@ public interface JobStore extends AutoCloseable {
     /** Acknowledges {@code RESERVED} jobs of one shard; outcomes in the order of {@code ids}. */
     List<Outcome> finish(int shard, List<String> ids, long now);
 
-    /** Cancels a {@code DELAY} or {@code READY} job. */
-    Outcome delete(String id, long now);
+    /**
+     * Begins to cancel a {@code DELAY} or {@code READY} job: it is {@code DELETED} at once, so nothing delivers
+     * it, but the delete stays pending until {@link #confirmDeletes} (the journal committed it) or {@link
+     * #undoDeletes} (the journal refused it) settles it; a pending delete is never purged. A job already pending
+     * deletion is {@link Outcome.Result#APPLIED} again (a retried delete settles it); a confirmed one is a
+     * {@link Outcome.Result#CONFLICT} with status {@code DELETED}.
+     *
+     * @param tombstone when the store lacks the job: the job (as the journal holds it) to write as a pending
+     *     {@code DELETED} tombstone, so that no restore or late push brings it into the store alive; {@code null}
+     *     to answer {@link Outcome.Result#NOT_FOUND} instead
+     */
+    Outcome beginDelete(String id, long now, Job tombstone);
+
+    /** The journal committed these pending deletes of one shard: they are final. Returns how many were pending. */
+    int confirmDeletes(int shard, List<String> ids, long now);
+
+    /**
+     * The journal refused these pending deletes of one shard: each is put back as it was before its delete
+     * began (a tombstone is removed).
+     *
+     * @return the ids put back, each with the due time it is back at ({@code null} for a tombstone)
+     */
+    Map<String, Long> undoDeletes(int shard, List<String> ids);
+
+    /** Up to {@code limit} ids of one shard whose delete began before {@code begunBefore} and is still pending. */
+    List<String> pendingDeletes(int shard, long begunBefore, int limit);
+
+    /** Those of {@code ids} whose delete is pending. */
+    Set<String> pendingDeletesAmong(List<String> ids);
 
     /** A send failed: schedules the {@code RESERVED} job again at {@code retryAt}, or {@code DEAD}s it. */
     Outcome retry(String id, long retryAt);
@@ -108,13 +136,14 @@ public interface JobStore extends AutoCloseable {
     Map<String, JobStatus> statuses(List<String> ids);
 
     /**
-     * Deletes up to {@code limit} jobs of one shard that have not been handed over ({@code DELAY} jobs from
-     * rank {@code offset} of the bucket on, then {@code READY} ones), for {@code clearAll}.
+     * Begins to delete (as {@link #beginDelete}) up to {@code limit} jobs of one shard that have not been handed
+     * over ({@code DELAY} jobs from rank {@code offset} of the bucket on, then {@code READY} ones), for {@code
+     * clearAll}; the caller confirms or undoes them once the journal answered.
      */
     ClearBatch clear(int shard, int offset, int limit, long now);
 
     /**
-     * @param deleted ids now {@code DELETED}
+     * @param deleted ids now {@code DELETED}, pending
      * @param reservedKept {@code RESERVED} bucket entries passed over (add them to the next offset)
      * @param scanned bucket entries looked at
      */

@@ -48,11 +48,6 @@ public final class RecordingJournal implements Journal {
     }
 
     @Override
-    public long deletePending(long now, String detail) {
-        return 0;
-    }
-
-    @Override
     public void recordTransitions(List<Transition> batch) {
         for (Transition t : batch) {
             List<Transition> list = byJob.computeIfAbsent(t.jobId(), id -> new ArrayList<>());

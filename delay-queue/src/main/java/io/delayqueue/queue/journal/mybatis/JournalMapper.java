@@ -2,7 +2,6 @@ package io.delayqueue.queue.journal.mybatis;
 
 import java.util.Collection;
 import java.util.List;
-import org.apache.ibatis.annotations.Insert;
 import org.apache.ibatis.annotations.Param;
 import org.apache.ibatis.annotations.Select;
 import org.apache.ibatis.annotations.Update;
@@ -52,17 +51,4 @@ public interface JournalMapper {
             @Param("afterId") String afterId,
             @Param("before") long before,
             @Param("limit") int limit);
-
-    @Insert("INSERT INTO delay_queue_job_log (job_id, event, from_status, to_status, event_time, host, worker, detail)"
-            + " SELECT id, 'DELETED', status, 'DELETED', #{now}, #{host,jdbcType=VARCHAR}, #{worker,jdbcType=VARCHAR},"
-            + " #{detail,jdbcType=VARCHAR} FROM delay_queue_job WHERE status IN ('DELAY', 'READY')")
-    int logDeletePending(
-            @Param("now") long now,
-            @Param("host") String host,
-            @Param("worker") String worker,
-            @Param("detail") String detail);
-
-    @Update("UPDATE delay_queue_job SET status = 'DELETED', update_time = #{now}, version = version + 1"
-            + " WHERE status IN ('DELAY', 'READY')")
-    int deletePending(@Param("now") long now);
 }

@@ -503,19 +503,6 @@ public final class MyBatisJournal implements Journal {
                 .toList());
     }
 
-    @Override
-    public long deletePending(long now, String detail) {
-        try (SqlSession session = sessions.openSession(false)) {
-            JournalMapper mapper = session.getMapper(JournalMapper.class);
-            mapper.logDeletePending(now, host, worker(), detail);
-            int n = mapper.deletePending(now);
-            session.commit();
-            return n;
-        } catch (RuntimeException e) {
-            throw new DelayQueueException.Unavailable("the journal database is unavailable: " + rootMessage(e), e);
-        }
-    }
-
     private <T> T read(java.util.function.Function<JournalMapper, T> query) {
         try (SqlSession session = sessions.openSession(true)) {
             return query.apply(session.getMapper(JournalMapper.class));

@@ -12,11 +12,13 @@ import io.delayqueue.queue.store.ShardStats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
@@ -46,6 +48,8 @@ public final class RedisJobStore implements JobStore {
     private final LuaScript delete = LuaScript.load("delete");
     private final LuaScript retry = LuaScript.load("retry");
     private final LuaScript clear = LuaScript.load("clear");
+    private final LuaScript confirmDelete = LuaScript.load("confirm_delete");
+    private final LuaScript undoDelete = LuaScript.load("undo_delete");
     private final LuaScript defer = LuaScript.load("defer");
     private final LuaScript requeueDead = LuaScript.load("requeue_dead");
 
@@ -195,11 +199,71 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public Outcome delete(String id, long now) {
+    public Outcome beginDelete(String id, long now, Job tombstone) {
         int shard = shardOf(id);
-        List<?> reply = (List<?>) call(
-                () -> delete.run(redis, shardKeys(shard), List.of(Long.toString(now), Long.toString(retentionMs), id)));
+        List<String> args = new ArrayList<>(3);
+        args.add(Long.toString(now));
+        args.add(id);
+        if (tombstone != null) {
+            args.add(PoolValues.encode(
+                    tombstone.withState(JobStatus.DELETED, tombstone.attempts(), tombstone.executeAt())));
+        }
+        List<?> reply = (List<?>) call(() -> delete.run(redis, deleteKeys(shard), args));
         return outcome(reply.get(0), reply.size() > 1 ? reply.get(1) : null);
+    }
+
+    @Override
+    public int confirmDeletes(int shard, List<String> ids, long now) {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        List<String> args = new ArrayList<>(ids.size() + 2);
+        args.add(Long.toString(now));
+        args.add(Long.toString(retentionMs));
+        args.addAll(ids);
+        return ((Long) call(() -> confirmDelete.run(redis, deleteKeys(shard), args))).intValue();
+    }
+
+    @Override
+    public Map<String, Long> undoDeletes(int shard, List<String> ids) {
+        if (ids.isEmpty()) {
+            return Map.of();
+        }
+        List<String> args = new ArrayList<>(ids.size() + 1);
+        args.add(keys.tag(shard));
+        args.addAll(ids);
+        List<?> reply = (List<?>) call(() -> undoDelete.run(redis, deleteKeys(shard), args));
+        Map<String, Long> undone = new LinkedHashMap<>();
+        for (int i = 0; i < reply.size(); i += 2) {
+            Object due = reply.get(i + 1);
+            undone.put((String) reply.get(i), due == null ? null : Long.parseLong((String) due));
+        }
+        return undone;
+    }
+
+    @Override
+    public List<String> pendingDeletes(int shard, long begunBefore, int limit) {
+        return call(() -> redis.zrangeByScore(keys.deleting(shard), "-inf", "(" + begunBefore, 0, limit));
+    }
+
+    @Override
+    public Set<String> pendingDeletesAmong(List<String> ids) {
+        Map<Integer, List<String>> byShard = new TreeMap<>();
+        for (String id : ids) {
+            byShard.computeIfAbsent(shardOf(id), s -> new ArrayList<>()).add(id);
+        }
+        Set<String> pending = new HashSet<>();
+        for (var entry : byShard.entrySet()) {
+            List<String> shardIds = entry.getValue();
+            List<Double> scores =
+                    call(() -> redis.zmscore(keys.deleting(entry.getKey()), shardIds.toArray(String[]::new)));
+            for (int i = 0; i < shardIds.size(); i++) {
+                if (scores.get(i) != null) {
+                    pending.add(shardIds.get(i));
+                }
+            }
+        }
+        return pending;
     }
 
     @Override
@@ -312,13 +376,8 @@ public final class RedisJobStore implements JobStore {
     public ClearBatch clear(int shard, int offset, int limit, long now) {
         List<?> reply = (List<?>) call(() -> clear.run(
                 redis,
-                shardKeys(shard),
-                List.of(
-                        keys.tag(shard),
-                        Long.toString(now),
-                        Long.toString(retentionMs),
-                        Integer.toString(limit),
-                        Integer.toString(offset))));
+                deleteKeys(shard),
+                List.of(keys.tag(shard), Long.toString(now), Integer.toString(limit), Integer.toString(offset))));
         List<String> deleted = new ArrayList<>();
         for (Object id : (List<?>) reply.get(0)) {
             deleted.add((String) id);
@@ -359,6 +418,16 @@ public final class RedisJobStore implements JobStore {
 
     private List<String> shardKeys(int shard) {
         return List.of(keys.pool(shard), keys.bucket(shard), keys.counts(shard), keys.done(shard));
+    }
+
+    private List<String> deleteKeys(int shard) {
+        return List.of(
+                keys.pool(shard),
+                keys.bucket(shard),
+                keys.counts(shard),
+                keys.done(shard),
+                keys.deleting(shard),
+                keys.deleteUndo(shard));
     }
 
     private List<String> deadKeys(int shard, String topic) {

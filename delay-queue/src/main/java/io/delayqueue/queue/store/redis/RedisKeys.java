@@ -47,6 +47,16 @@ public final class RedisKeys {
         return tag(shard) + ":ready:" + topic;
     }
 
+    /** Deletes begun and not yet committed by the journal: id -> when the delete began. */
+    public String deleting(int shard) {
+        return tag(shard) + ":deleting";
+    }
+
+    /** What undoing a pending delete puts back, by id. */
+    public String deleteUndo(int shard) {
+        return tag(shard) + ":delete-undo";
+    }
+
     public String dead(int shard, String topic) {
         return tag(shard) + ":dead:" + topic;
     }

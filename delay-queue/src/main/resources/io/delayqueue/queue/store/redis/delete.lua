@@ -1,12 +1,21 @@
--- Cancels a job that has not been handed over (DELAY or READY). A READY job's ready-list entry is left
--- behind and dropped by reserve, so this stays O(log N). ARGV: now, retention, id.
--- Returns { 1, 'DELETED' }, { 0, false } when unknown, or { 2, status } when the state forbids it.
-local id = ARGV[3]
+-- Begins to cancel a job that has not been handed over (DELAY or READY): see begin_delete. A READY job's
+-- ready-list entry is left behind and dropped by reserve, so this stays O(log N). A job the pool lacks is
+-- written as a pending DELETED tombstone from ARGV[3] when given (a job that only the journal holds), so that
+-- no restore or late push can bring it into Redis alive. ARGV: now, id[, tombstone value].
+-- Returns { 1, 'DELETED' } (begun, or pending already), { 0, false } when unknown, { 2, status } when the
+-- state forbids it (a DELETED job whose delete is confirmed is { 2, 'DELETED' }).
+local now, id = ARGV[1], ARGV[2]
 local v = redis.call('HGET', KEYS[1], id)
-if not v then return { 0, false } end
+if not v then
+  if not ARGV[3] then return { 0, false } end
+  redis.call('HSET', KEYS[1], id, ARGV[3])
+  count('DELETED', 1)
+  redis.call('HSET', KEYS[6], id, '')
+  redis.call('ZADD', KEYS[5], now, id)
+  return { 1, 'DELETED' }
+end
 local j = parse(v)
+if j.st == 'DELETED' and delete_pending(id) then return { 1, 'DELETED' } end
 if j.st ~= 'DELAY' and j.st ~= 'READY' then return { 2, j.st } end
-redis.call('ZREM', KEYS[2], id)
-redis.call('ZADD', KEYS[4], tonumber(ARGV[1]) + tonumber(ARGV[2]), id)
-transition(id, j, 'DELETED')
+begin_delete(id, j, v, now)
 return { 1, 'DELETED' }

@@ -42,3 +42,22 @@ local function transition(id, j, st)
   redis.call('HSET', KEYS[1], id, v)
   return v
 end
+
+-- Deletes pending the journal. A job being deleted is DELETED at once (nothing delivers it), but stays
+-- pending until the journal has committed the delete (confirm_delete) or refused it (undo_delete): KEYS[5]
+-- (ZSET id -> time the delete began) and KEYS[6] (HASH id -> what an undo puts back: '<bucket score>|<value>',
+-- the score empty for a READY job, or '' for a tombstone of a job the pool did not hold). Only the scripts
+-- that call these pass KEYS[5] and KEYS[6].
+local function begin_delete(id, j, v, now)
+  local score = redis.call('ZSCORE', KEYS[2], id)
+  if score then
+    redis.call('ZREM', KEYS[2], id)
+  end
+  redis.call('HSET', KEYS[6], id, (score or '') .. '|' .. v)
+  redis.call('ZADD', KEYS[5], now, id)
+  transition(id, j, 'DELETED')
+end
+
+local function delete_pending(id)
+  return redis.call('ZSCORE', KEYS[5], id) ~= false
+end

@@ -432,33 +432,6 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void deletePendingDeletesDelayAndReadyJobsLogsEachAndLeavesReservedOnes() {
-        String delay = newId();
-        String readyJob = newId();
-        String reserved = newId();
-        String finished = newId();
-        journal.recordCreated(List.of(job(delay, T0), job(readyJob, T0), job(reserved, T0), job(finished, T0)));
-        journal.recordTransitionsDurably(List.of(
-                Transition.of(readyJob, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0, null),
-                Transition.of(reserved, JobEvent.RESERVED, JobStatus.DELAY, JobStatus.RESERVED, T0, null),
-                Transition.of(finished, JobEvent.RESERVED, JobStatus.DELAY, JobStatus.RESERVED, T0, null),
-                Transition.of(finished, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, T0, null)));
-
-        assertThat(journal.deletePending(T0 + 1, "clearAll")).isEqualTo(2);
-
-        assertThat(statusOf(delay)).isEqualTo(JobStatus.DELETED);
-        assertThat(statusOf(readyJob)).isEqualTo(JobStatus.DELETED);
-        assertThat(statusOf(reserved)).isEqualTo(JobStatus.RESERVED);
-        assertThat(statusOf(finished)).isEqualTo(JobStatus.FINISHED);
-        JournalEntry last =
-                journal.history(readyJob).get(journal.history(readyJob).size() - 1);
-        assertThat(last.event()).isEqualTo(JobEvent.DELETED);
-        assertThat(last.from()).isEqualTo(JobStatus.READY);
-        assertThat(last.detail()).isEqualTo("clearAll");
-        assertThat(journal.deletePending(T0 + 2, "again")).as("a second clear").isZero();
-    }
-
-    @Test
     void whileTheDatabaseRefusesConnectionsSyncWritesFailAsUnavailableAndLaggedOnesArriveWhenItIsBack() {
         String before = newId();
         journal.recordCreated(List.of(job(before, T0 + 1000)));

@@ -271,7 +271,7 @@ class RedisJobStoreTest {
         assertThat(count(0, JobStatus.RESERVED)).isEqualTo(2);
         assertThat(count(0, JobStatus.FINISHED)).isEqualTo(2);
 
-        store.delete(later.id(), T0 + 2);
+        deleteConfirmed(later.id(), T0 + 2);
         assertThat(count(0, JobStatus.DELAY)).isZero();
         assertThat(count(0, JobStatus.DELETED)).isEqualTo(1);
     }
@@ -445,8 +445,8 @@ class RedisJobStoreTest {
         Job b = pushed(job(0, "t", T0 + 1));
         Job c = pushed(job(0, "t", T0 + 2));
         store.moveDue(0, T0 + 2, 10, ALL_PULL, DISPATCH_TIMEOUT);
-        assertThat(store.delete(a.id(), T0 + 3)).isEqualTo(new Outcome(Outcome.Result.APPLIED, JobStatus.DELETED));
-        assertThat(store.delete(b.id(), T0 + 3).applied()).isTrue();
+        assertThat(deleteConfirmed(a.id(), T0 + 3)).isEqualTo(new Outcome(Outcome.Result.APPLIED, JobStatus.DELETED));
+        assertThat(deleteConfirmed(b.id(), T0 + 3).applied()).isTrue();
 
         Optional<Job> reserved = store.reserve("t", 0, T0 + 3);
 
@@ -498,16 +498,94 @@ class RedisJobStoreTest {
         Job dispatched = pushed(job(1, "t", T0));
         store.moveDue(1, T0, 10, ALL_PUSH, DISPATCH_TIMEOUT);
 
-        assertThat(store.delete(waiting.id(), T0)).isEqualTo(new Outcome(Outcome.Result.APPLIED, JobStatus.DELETED));
-        assertThat(store.delete(waiting.id(), T0)).isEqualTo(new Outcome(Outcome.Result.CONFLICT, JobStatus.DELETED));
-        assertThat(store.delete(dispatched.id(), T0))
+        assertThat(store.beginDelete(waiting.id(), T0, null))
+                .isEqualTo(new Outcome(Outcome.Result.APPLIED, JobStatus.DELETED));
+        assertThat(store.beginDelete(waiting.id(), T0, null))
+                .as("a delete still pending is begun again (a retried delete settles it)")
+                .isEqualTo(new Outcome(Outcome.Result.APPLIED, JobStatus.DELETED));
+        assertThat(store.confirmDeletes(1, List.of(waiting.id()), T0)).isEqualTo(1);
+        assertThat(store.beginDelete(waiting.id(), T0, null))
+                .isEqualTo(new Outcome(Outcome.Result.CONFLICT, JobStatus.DELETED));
+        assertThat(store.beginDelete(dispatched.id(), T0, null))
                 .isEqualTo(new Outcome(Outcome.Result.CONFLICT, JobStatus.RESERVED));
-        assertThat(store.delete("1-nosuchjob00000", T0)).isEqualTo(new Outcome(Outcome.Result.NOT_FOUND, null));
+        assertThat(store.beginDelete("1-nosuchjob00000", T0, null))
+                .isEqualTo(new Outcome(Outcome.Result.NOT_FOUND, null));
         assertThat(store.stats(1).bucketSize())
                 .as("the deleted job left the bucket")
                 .isEqualTo(1);
         assertThat(count(1, JobStatus.DELETED)).isEqualTo(1);
         assertThat(count(1, JobStatus.DELAY)).isZero();
+    }
+
+    @Test
+    void a_pending_delete_holds_the_job_and_is_never_purged_until_confirmed() {
+        Job job = pushed(job(0, "t", T0));
+        store.beginDelete(job.id(), T0, null);
+
+        assertThat(store.moveDue(0, T0 + 1, 10, ALL_PUSH, DISPATCH_TIMEOUT).toDispatch())
+                .as("nothing delivers a job whose delete is pending")
+                .isEmpty();
+        store.moveDue(0, T0 + 10 * RETENTION, 10, ALL_PUSH, DISPATCH_TIMEOUT);
+        assertThat(statusOf(job.id())).as("pending, past any retention").isEqualTo(JobStatus.DELETED);
+        assertThat(store.pendingDeletes(0, T0 + 1, 10)).containsExactly(job.id());
+        assertThat(store.pendingDeletes(0, T0, 10))
+                .as("begun at T0, not before it")
+                .isEmpty();
+        assertThat(store.pendingDeletesAmong(List.of(job.id(), "0-nosuchjob00000")))
+                .containsExactly(job.id());
+
+        store.confirmDeletes(0, List.of(job.id()), T0 + 100);
+        assertThat(store.pendingDeletes(0, Long.MAX_VALUE, 10)).isEmpty();
+        assertThat(store.undoDeletes(0, List.of(job.id())))
+                .as("a confirmed delete is not undone")
+                .isEmpty();
+        store.moveDue(0, T0 + 100 + RETENTION, 10, ALL_PUSH, DISPATCH_TIMEOUT);
+        assertThat(store.find(job.id()))
+                .as("purged once its retention after the confirmation ended")
+                .isEmpty();
+    }
+
+    @Test
+    void an_undone_delete_puts_a_delay_job_back_in_its_bucket_and_a_ready_job_back_on_its_list() {
+        Job delayed = pushed(job(0, "t", T0 + 5_000));
+        Job ready = pushed(job(0, "t", T0));
+        store.moveDue(0, T0, 10, ALL_PULL, DISPATCH_TIMEOUT);
+        store.beginDelete(delayed.id(), T0 + 1, null);
+        store.beginDelete(ready.id(), T0 + 1, null);
+        assertThat(store.reserve("t", 0, T0 + 2))
+                .as("the pending READY job is not reserved")
+                .isEmpty();
+
+        Map<String, Long> undone = store.undoDeletes(0, List.of(delayed.id(), ready.id()));
+
+        assertThat(undone).containsEntry(delayed.id(), T0 + 5_000).containsEntry(ready.id(), T0);
+        assertThat(statusOf(delayed.id())).isEqualTo(JobStatus.DELAY);
+        assertThat(redis.redis().zscore(store.keys().bucket(0), delayed.id())).isEqualTo((double) (T0 + 5_000));
+        assertThat(statusOf(ready.id())).isEqualTo(JobStatus.READY);
+        assertThat(store.reserve("t", 0, T0 + 3)).map(Job::id).contains(ready.id());
+        assertThat(count(0, JobStatus.DELETED)).isZero();
+        assertThat(count(0, JobStatus.DELAY)).isEqualTo(1);
+        assertThat(store.pendingDeletes(0, Long.MAX_VALUE, 10)).isEmpty();
+        assertThat(store.undoDeletes(0, List.of(delayed.id())))
+                .as("undone once only")
+                .isEmpty();
+    }
+
+    @Test
+    void a_tombstone_keeps_a_journal_only_job_out_and_is_removed_by_an_undo() {
+        Job absent = job(0, "t", T0 + 1_000);
+
+        assertThat(store.beginDelete(absent.id(), T0, absent))
+                .isEqualTo(new Outcome(Outcome.Result.APPLIED, JobStatus.DELETED));
+        assertThat(store.push(List.of(absent)))
+                .as("a restore or late push finds the tombstone")
+                .containsExactly(false);
+        assertThat(store.find(absent.id()).orElseThrow().body()).isEqualTo(absent.body());
+        assertThat(count(0, JobStatus.DELETED)).isEqualTo(1);
+
+        assertThat(store.undoDeletes(0, List.of(absent.id()))).containsEntry(absent.id(), null);
+        assertThat(store.find(absent.id())).isEmpty();
+        assertThat(count(0, JobStatus.DELETED)).isZero();
     }
 
     // ---- retry ----
@@ -543,7 +621,7 @@ class RedisJobStoreTest {
         Job dead = pushed(job(TestIds.inShard(0, SHARDS), "t", T0, 30_000, 1));
         store.moveDue(0, T0, 10, ALL_PUSH, DISPATCH_TIMEOUT);
         store.finish(0, List.of(finished.id()), T0 + 10);
-        store.delete(deleted.id(), T0 + 20);
+        deleteConfirmed(deleted.id(), T0 + 20);
         store.retry(dead.id(), T0 + 30);
 
         store.moveDue(0, T0 + 10 + RETENTION - 1, 10, ALL_PUSH, DISPATCH_TIMEOUT);
@@ -592,5 +670,14 @@ class RedisJobStoreTest {
                 .isZero());
         assertThat(stats.bucketSize()).isZero();
         assertThat(stats.readyByTopic()).isEmpty();
+    }
+
+    /** Deletes as the engine does when the journal commits. */
+    private Outcome deleteConfirmed(String id, long now) {
+        Outcome outcome = store.beginDelete(id, now, null);
+        if (outcome.applied()) {
+            store.confirmDeletes(JobIds.shardOf(id, SHARDS), List.of(id), now);
+        }
+        return outcome;
     }
 }

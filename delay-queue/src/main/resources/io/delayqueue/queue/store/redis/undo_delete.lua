@@ -1,0 +1,33 @@
+-- The journal refused these deletes: each pending one is put back as it was (a DELAY job into the bucket at
+-- its score, a READY job back onto its ready list) and a tombstone is removed. ARGV: tag, ids...
+-- Returns the ids put back, each followed by its due time (for the scanner's wake-up; false for a tombstone).
+local tag = ARGV[1]
+local out = {}
+for i = 2, #ARGV do
+  local id = ARGV[i]
+  local before = redis.call('HGET', KEYS[6], id)
+  if before and redis.call('ZREM', KEYS[5], id) == 1 then
+    redis.call('HDEL', KEYS[6], id)
+    local v = redis.call('HGET', KEYS[1], id)
+    if v then count('DELETED', -1) end
+    if before == '' then
+      redis.call('HDEL', KEYS[1], id)
+      out[#out + 1] = id
+      out[#out + 1] = false
+    else
+      local bar = string.find(before, '|', 1, true)
+      local score, value = string.sub(before, 1, bar - 1), string.sub(before, bar + 1)
+      local j = parse(value)
+      redis.call('HSET', KEYS[1], id, value)
+      count(j.st, 1)
+      if score ~= '' then
+        redis.call('ZADD', KEYS[2], score, id)
+      else
+        redis.call('RPUSH', tag .. ':ready:' .. j.topic, id)
+      end
+      out[#out + 1] = id
+      out[#out + 1] = num(j.due)
+    end
+  end
+end
+return out
