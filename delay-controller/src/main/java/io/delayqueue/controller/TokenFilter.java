@@ -12,7 +12,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * When {@code delay.security.token} is set, every call that changes the queue (push, pull, finish,
  * delete, admin) must carry {@code Authorization: Bearer <token>} or {@code X-Delay-Token: <token>}.
- * Reads ({@code GET /jobs/..}, {@code /stats}, health) stay open.
+ * Reads ({@code GET /jobs/..}, {@code /stats}, health, the API description) stay open.
  */
 public class TokenFilter extends OncePerRequestFilter {
     private final byte[] token;
@@ -38,7 +38,11 @@ public class TokenFilter extends OncePerRequestFilter {
     private static boolean isRead(HttpServletRequest request) {
         String path = request.getRequestURI();
         return "GET".equals(request.getMethod())
-                && (path.startsWith("/jobs/") || path.equals("/stats") || path.startsWith("/actuator"));
+                && (path.startsWith("/jobs/")
+                        || path.equals("/stats")
+                        || path.startsWith("/actuator")
+                        || path.startsWith("/v3/api-docs")
+                        || path.startsWith("/swagger-ui"));
     }
 
     private static String presented(HttpServletRequest request) {
