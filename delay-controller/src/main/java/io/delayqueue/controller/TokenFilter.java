@@ -12,9 +12,14 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * When {@code delay.security.token} is set, every call that changes the queue (push, pull, finish,
  * delete, admin) must carry {@code Authorization: Bearer <token>} or {@code X-Delay-Token: <token>}.
- * Reads ({@code GET /jobs/..}, {@code /stats}, health, the API description) stay open.
+ * Reads ({@code GET /jobs/..}, {@code /stats}, health, the API description) stay open, and so do the web
+ * console's static files: the page holds no data and asks for the token when a call is answered 401.
  */
 public class TokenFilter extends OncePerRequestFilter {
+    /** The web console's static files (delay-controller's {@code static/}). */
+    private static final java.util.Set<String> CONSOLE_FILES =
+            java.util.Set.of("/", "/index.html", "/console.js", "/console.css", "/favicon.ico");
+
     private final byte[] token;
 
     public TokenFilter(String token) {
@@ -42,7 +47,8 @@ public class TokenFilter extends OncePerRequestFilter {
                         || path.equals("/stats")
                         || path.startsWith("/actuator")
                         || path.startsWith("/v3/api-docs")
-                        || path.startsWith("/swagger-ui"));
+                        || path.startsWith("/swagger-ui")
+                        || CONSOLE_FILES.contains(path));
     }
 
     private static String presented(HttpServletRequest request) {

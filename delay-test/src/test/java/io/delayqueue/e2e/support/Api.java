@@ -19,13 +19,31 @@ public final class Api {
 
     private final HttpClient client;
     private final String base;
+    /** Sent with every request: name, value, name, value... */
+    private final java.util.List<String> headers;
 
     public Api(int port) {
-        this.base = "http://127.0.0.1:" + port;
-        this.client = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5))
-                .build();
+        this(
+                "http://127.0.0.1:" + port,
+                HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1)
+                        .connectTimeout(Duration.ofSeconds(5))
+                        .build(),
+                java.util.List.of());
+    }
+
+    private Api(String base, HttpClient client, java.util.List<String> headers) {
+        this.base = base;
+        this.client = client;
+        this.headers = headers;
+    }
+
+    /** This client, sending one more header with every request (e.g. {@code Authorization}). */
+    public Api withHeader(String name, String value) {
+        java.util.List<String> more = new java.util.ArrayList<>(headers);
+        more.add(name);
+        more.add(value);
+        return new Api(base, client, java.util.List.copyOf(more));
     }
 
     /** One answer: status, raw body, and the envelope when the body is JSON. */
@@ -89,6 +107,9 @@ public final class Api {
 
     private HttpRequest request(String method, String path, String body) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60));
+        for (int i = 0; i < headers.size(); i += 2) {
+            b.header(headers.get(i), headers.get(i + 1));
+        }
         if (body != null) {
             b.header("Content-Type", "application/json");
             b.method(method, HttpRequest.BodyPublishers.ofString(body));

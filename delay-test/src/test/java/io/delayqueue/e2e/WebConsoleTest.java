@@ -1,0 +1,270 @@
+package io.delayqueue.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delayqueue.core.DelayQueueApplication;
+import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.Await;
+import io.delayqueue.e2e.support.RecordingDispatcher;
+import io.delayqueue.e2e.support.RecordingDispatcherConfig;
+import io.delayqueue.e2e.support.TestDatabase;
+import io.delayqueue.e2e.support.TestRedis;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The web console at {@code /}, driven in Debian's headless Chromium as an operator would use it, on a service
+ * with a token: the page asks for the token at the first call that needs it, then pushes a job that is counted
+ * and delivered, looks it up with its history, deletes another, and requeues a dead letter. Screenshots go to
+ * {@code target/screenshots/}.
+ */
+@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+@SpringBootTest(
+        classes = DelayQueueApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "delay.dispatch.default=" + RecordingDispatcher.NAME,
+            "delay.dispatch.topics." + WebConsoleTest.PULL_TOPIC + "=pull",
+            "delay.security.token=" + WebConsoleTest.TOKEN
+        })
+@Import(RecordingDispatcherConfig.class)
+@DirtiesContext
+class WebConsoleTest {
+    static final String TOKEN = "console-secret";
+    static final String PULL_TOPIC = "console.pull";
+    static final String PREFIX = TestRedis.uniquePrefix("console");
+    static final String DATABASE = TestDatabase.uniqueName("console");
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Path SCREENSHOTS = Path.of("target", "screenshots");
+
+    private static WebDriver browser;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        TestRedis.register(registry, PREFIX);
+        TestDatabase.register(registry, DATABASE);
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    RecordingDispatcher recorder;
+
+    @BeforeAll
+    static void startBrowser() {
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(executable("chromium"));
+        // the flags a root user in a closed network needs (no sandbox, no background calls to the outside)
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--window-size=1280,1400");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(Path.of(executable("chromedriver")).toFile())
+                .usingAnyFreePort()
+                .build();
+        browser = new ChromeDriver(service, options);
+    }
+
+    @AfterAll
+    static void stopBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    @Test
+    void an_operator_pushes_looks_up_deletes_and_requeues_through_the_page_after_giving_the_token() {
+        browser.get("http://127.0.0.1:" + port + "/");
+        WebDriverWait wait = waiter();
+        wait.until(d -> !text("role").equals("…"));
+        assertThat(text("role"))
+                .as("the HA role shown")
+                .isEqualTo(new Api(port).get("/stats").data().path("role").asText());
+
+        // push: the service wants the token, so the page asks for it
+        fill("push-topic", "console.orders");
+        fill("push-body", "close order 42");
+        fill("push-delay", "1500");
+        click("push-submit");
+        WebElement dialog = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token-dialog")));
+        assertThat(dialog.getText()).contains("This service needs a token");
+        screenshot("token-prompt");
+        fill("token-input", TOKEN);
+        click("token-save");
+        wait.until(d -> text("message").startsWith("pushed "));
+        String pushed = text("message").split(" ")[1];
+        assertThat(new Api(port).get("/jobs/" + pushed).status())
+                .as("the job the page says it pushed")
+                .isEqualTo(200);
+
+        // counted, then delivered at its due time, and counted as such
+        wait.until(d -> rowValue("by-status", "DELAY") >= 1 || rowValue("by-status", "FINISHED") >= 1);
+        Await.until(WAIT, "the pushed job is delivered", () -> !recorder.deliveriesOf(Set.of(pushed))
+                .isEmpty());
+        wait.until(d -> rowValue("by-status", "FINISHED") >= 1);
+        wait.until(d -> rowValue("lateness", "handed over") >= 1);
+        screenshot("overview");
+
+        // look it up with its history
+        fill("lookup-id", pushed);
+        click("lookup-submit");
+        wait.until(d -> text("job-fields").contains("FINISHED"));
+        assertThat(text("job-fields")).contains(pushed, "console.orders", "close order 42");
+        assertThat(text("job-history")).contains("CREATED").contains("FINISHED");
+        screenshot("job");
+
+        // delete one that is still waiting
+        String later = push("console.orders", "close order 43", 600_000, null);
+        fill("lookup-id", later);
+        click("delete-submit");
+        wait.until(d -> text("message").equals("deleted " + later));
+        wait.until(d -> text("job-fields").contains("DELETED"));
+        assertThat(new Api(port).get("/jobs/" + later).data().path("status").asText())
+                .isEqualTo("DELETED");
+
+        // a dead letter: reserved once and left unfinished past its ttr, with one attempt allowed
+        String dead = push(PULL_TOPIC, "never finished", 0, 1);
+        Await.until(WAIT, "the pull job is reserved", () -> {
+            Api.Response r = authorized().send("GET", "/get/" + PULL_TOPIC + "?timeout=1000", null);
+            return r.status() == 200 && dead.equals(r.data().path("id").asText());
+        });
+        Await.until(WAIT, "the unfinished job is dead", () -> "DEAD"
+                .equals(new Api(port).get("/jobs/" + dead).data().path("status").asText()));
+        fill("dead-topic", PULL_TOPIC);
+        click("dead-list");
+        wait.until(d -> text("dead-total").startsWith("1 dead jobs"));
+        assertThat(text("dead-jobs")).contains(dead);
+        browser.findElement(By.cssSelector(".dead-pick[value='" + dead + "']")).click();
+        screenshot("dead-letters");
+        click("dead-requeue-chosen");
+        wait.until(d -> text("message").contains("1 requeued"));
+        wait.until(d -> text("dead-total").startsWith("0 dead jobs"));
+        assertThat(new Api(port).get("/jobs/" + dead).data().path("status").asText())
+                .as("the requeued job")
+                .isIn("DELAY", "READY");
+    }
+
+    @Test
+    void an_error_of_the_api_is_shown_on_the_page() {
+        browser.get("http://127.0.0.1:" + port + "/");
+        WebDriverWait wait = waiter();
+        fill("lookup-id", "no-such-job");
+        click("lookup-submit");
+        wait.until(d -> text("message").startsWith("404"));
+        assertThat(browser.findElement(By.id("message")).getAttribute("class")).isEqualTo("error");
+        assertThat(browser.findElement(By.id("job")).isDisplayed()).isFalse();
+    }
+
+    private static WebDriverWait waiter() {
+        WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.ignoring(StaleElementReferenceException.class);
+        return wait;
+    }
+
+    /** Pushes over the API with the token; returns the id. */
+    private String push(String topic, String body, long delayMs, Integer maxAttempts) {
+        Map<String, Object> job = new LinkedHashMap<>();
+        job.put("topic", topic);
+        job.put("body", body);
+        job.put("delay", delayMs);
+        if (maxAttempts != null) {
+            job.put("maxAttempts", maxAttempts);
+            job.put("ttr", 200);
+        }
+        Api.Response r = authorized().send("POST", "/push", Api.toJson(job));
+        assertThat(r.status()).as("push: %s", r).isEqualTo(200);
+        return r.data().asText();
+    }
+
+    private Api authorized() {
+        return new Api(port).withHeader("Authorization", "Bearer " + TOKEN);
+    }
+
+    private static String text(String id) {
+        return browser.findElement(By.id(id)).getText().trim();
+    }
+
+    private static void fill(String id, String value) {
+        WebElement input = browser.findElement(By.id(id));
+        input.clear();
+        input.sendKeys(value);
+    }
+
+    private static void click(String id) {
+        browser.findElement(By.id(id)).click();
+    }
+
+    /** The number in the row of a two-column overview table whose first cell is {@code label}; 0 without one. */
+    private static long rowValue(String table, String label) {
+        // read in one script: the page rebuilds its overview tables every refresh
+        Object value = ((JavascriptExecutor) browser)
+                .executeScript(
+                        "for (const tr of document.querySelectorAll('#' + arguments[0] + ' tr')) {"
+                                + " if (tr.cells.length === 2 && tr.cells[0].textContent === arguments[1])"
+                                + " return tr.cells[1].textContent; }"
+                                + " return '0';",
+                        table,
+                        label);
+        return Long.parseLong(String.valueOf(value));
+    }
+
+    private static void screenshot(String name) {
+        try {
+            Files.createDirectories(SCREENSHOTS);
+            Path shot =
+                    ((ChromeDriver) browser).getScreenshotAs(OutputType.FILE).toPath();
+            Files.copy(shot, SCREENSHOTS.resolve("console-" + name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String executable(String name) {
+        for (String dir : System.getenv("PATH").split(":")) {
+            Path candidate = Path.of(dir, name);
+            if (Files.isExecutable(candidate)) {
+                return candidate.toString();
+            }
+        }
+        throw new IllegalStateException(name + " is not on the PATH: bin/test installs Debian's chromium and"
+                + " chromium-driver where they are missing");
+    }
+}
