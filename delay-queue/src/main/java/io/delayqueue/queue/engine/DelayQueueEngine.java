@@ -67,7 +67,7 @@ public final class DelayQueueEngine implements AutoCloseable {
     private final DispatchPipeline pipeline;
     private final PullWaiters pullWaiters;
     private final DeadLetters deadLetters;
-    private final LatenessRecorder lateness = new LatenessRecorder();
+    private final LatenessRecorder lateness = new LatenessRecorder(LatenessRecorder.DEFAULT_WINDOW);
     /** Concurrent pushes share journal commits and script calls. */
     private final Combiner<Job, PushResult> pushes =
             new Combiner<>(this::journalAndStore, EngineConfig.DEFAULT_MAX_BATCH_SIZE, 3);
@@ -592,7 +592,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                 byStatus,
                 readyByTopic,
                 shards,
-                lateness.snapshot(),
+                lateness.snapshot(clock.millis()),
                 pipeline.dispatched(),
                 pipeline.failed(),
                 pullWaiters.waiting());
@@ -690,7 +690,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                     m.id(), JobEvent.DEAD, JobStatus.RESERVED, JobStatus.DEAD, now, "max attempts reached"));
         }
         for (DueBatch.Moved m : batch.madeReady()) {
-            lateness.record(now - m.dueAt());
+            lateness.record(now, now - m.dueAt());
             transitions.add(Transition.of(m.id(), JobEvent.READY, JobStatus.DELAY, JobStatus.READY, now, null));
         }
         for (Job job : batch.toDispatch()) {
@@ -731,7 +731,7 @@ public final class DelayQueueEngine implements AutoCloseable {
             long now = Math.max(handedAt, dueAt);
             int to = from;
             while (to < byDue.size() && Math.min(byDue.get(to).executeAt(), latest) <= now) {
-                lateness.record(handedAt - byDue.get(to).executeAt());
+                lateness.record(handedAt, handedAt - byDue.get(to).executeAt());
                 to++;
             }
             sends.add(pipeline.dispatch(shard, byDue.subList(from, to)));

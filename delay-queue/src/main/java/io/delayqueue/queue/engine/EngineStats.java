@@ -10,7 +10,7 @@ import java.util.Map;
  *
  * @param byStatus jobs in the store per status, over every shard
  * @param readyByTopic ready-list lengths per topic, over every shard
- * @param lateness how late jobs were handed over since start
+ * @param lateness how late jobs were handed over in the last minute
  * @param dispatched sends confirmed since start
  * @param dispatchFailures sends failed since start
  * @param pullWaiting consumers waiting in {@code GET /get/{topic}} right now

@@ -1,26 +1,81 @@
 package io.delayqueue.queue.engine;
 
+import java.time.Duration;
 import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
 
 /**
- * How late jobs are handed over: the time between a job's due time and the move that hands it over
- * (ready list or dispatch), in milliseconds, as an HdrHistogram.
+ * How late jobs were handed over in the recent past: the time between a job's due time and the move that hands
+ * it over (ready list or dispatch), in milliseconds, over a sliding window of {@value #SLOTS} slots (one minute
+ * by default), so that {@code /stats} shows how the service does now, not an average since it started.
+ *
+ * <p>Threading: {@link #record} from any thread. A slot is cleared by the first record of its next turn; a
+ * record racing that clear may be lost or land in the new turn, which figures for operators can bear.
  */
 public final class LatenessRecorder {
+    /** The window's default length. */
+    public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(1);
+
+    private static final int SLOTS = 6;
     private static final long HIGHEST_MS = 24L * 3600 * 1000;
 
-    private final ConcurrentHistogram histogram = new ConcurrentHistogram(HIGHEST_MS, 3);
+    private final long slotMs;
+    private final Slot[] slots = new Slot[SLOTS];
 
-    public void record(long latenessMs) {
-        histogram.recordValue(Math.min(Math.max(latenessMs, 0), HIGHEST_MS));
+    private static final class Slot {
+        /** Which turn of the ring the histogram holds ({@code time / slotMs}); -1: none yet. */
+        volatile long turn = -1;
+
+        final ConcurrentHistogram histogram = new ConcurrentHistogram(HIGHEST_MS, 3);
     }
 
-    public Snapshot snapshot() {
-        var copy = histogram.copy();
+    public LatenessRecorder(Duration window) {
+        this.slotMs = Math.max(1, window.toMillis() / SLOTS);
+        for (int i = 0; i < SLOTS; i++) {
+            slots[i] = new Slot();
+        }
+    }
+
+    /** One job handed over at {@code atMs} (the caller's clock), {@code latenessMs} after its due time. */
+    public void record(long atMs, long latenessMs) {
+        long turn = atMs / slotMs;
+        Slot slot = slots[(int) Math.floorMod(turn, (long) SLOTS)];
+        if (slot.turn != turn) {
+            synchronized (slot) {
+                if (slot.turn < turn) {
+                    slot.histogram.reset();
+                    slot.turn = turn;
+                } else if (slot.turn > turn) {
+                    return; // a straggler older than the window
+                }
+            }
+        }
+        slot.histogram.recordValue(Math.min(Math.max(latenessMs, 0), HIGHEST_MS));
+    }
+
+    /** The figures of the window that ends at {@code nowMs}. */
+    public Snapshot snapshot(long nowMs) {
+        long turn = nowMs / slotMs;
+        Histogram window = new Histogram(HIGHEST_MS, 3);
+        for (Slot slot : slots) {
+            long age = turn - slot.turn;
+            if (slot.turn >= 0 && age >= 0 && age < SLOTS) {
+                window.add(slot.histogram);
+            }
+        }
         return new Snapshot(
-                copy.getTotalCount(), copy.getValueAtPercentile(50), copy.getValueAtPercentile(99), copy.getMaxValue());
+                slotMs * SLOTS,
+                window.getTotalCount(),
+                window.getValueAtPercentile(50),
+                window.getValueAtPercentile(99),
+                window.getMaxValue());
     }
 
-    /** Lateness figures in milliseconds. */
-    public record Snapshot(long count, long p50, long p99, long max) {}
+    /**
+     * Lateness figures in milliseconds.
+     *
+     * @param windowMs the length of the window they cover, ending now
+     * @param count jobs handed over in it
+     */
+    public record Snapshot(long windowMs, long count, long p50, long p99, long max) {}
 }
