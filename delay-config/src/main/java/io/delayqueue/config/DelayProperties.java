@@ -42,6 +42,7 @@ public class DelayProperties {
     private final Dispatch dispatch = new Dispatch();
     private final Retry retry = new Retry();
     private final Security security = new Security();
+    private final Metrics metrics = new Metrics();
     private final Ha ha = new Ha();
     private final Zk zk = new Zk();
     private final Journal journal = new Journal();
@@ -91,6 +92,10 @@ public class DelayProperties {
 
     public Security getSecurity() {
         return security;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
     }
 
     public Ha getHa() {
@@ -690,6 +695,23 @@ public class DelayProperties {
 
         public void setToken(String token) {
             this.token = token;
+        }
+    }
+
+    /** The metrics at /actuator/prometheus. */
+    public static class Metrics {
+        /** Topics that get a label of their own in the metrics; later ones share the label {@code _other}. */
+        private int maxTopics = 100;
+
+        public int getMaxTopics() {
+            return maxTopics;
+        }
+
+        public void setMaxTopics(int maxTopics) {
+            if (maxTopics < 1) {
+                throw new IllegalArgumentException("delay.metrics.max-topics must be at least 1");
+            }
+            this.maxTopics = maxTopics;
         }
     }
 

@@ -68,6 +68,7 @@ public final class DelayQueueEngine implements AutoCloseable {
     private final PullWaiters pullWaiters;
     private final DeadLetters deadLetters;
     private final LatenessRecorder lateness = new LatenessRecorder(LatenessRecorder.DEFAULT_WINDOW);
+    private volatile EngineListener listener = EngineListener.NONE;
     /** Concurrent pushes share journal commits and script calls. */
     private final Combiner<Job, PushResult> pushes =
             new Combiner<>(this::journalAndStore, EngineConfig.DEFAULT_MAX_BATCH_SIZE, 3);
@@ -154,6 +155,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         return config;
     }
 
+    /** Sends in flight per dispatcher name, now (dispatchers with none are left out). */
+    public Map<String, Integer> inFlightByDispatcher() {
+        return pipeline.lanes().inFlightByDispatcher();
+    }
+
     /** The in-flight limits below the global one, for tests. */
     DispatchLanes dispatchLanes() {
         return pipeline.lanes();
@@ -163,6 +169,11 @@ public final class DelayQueueEngine implements AutoCloseable {
     public DeadLetters deadLetters() {
         ensureOpen();
         return deadLetters;
+    }
+
+    /** Who hears what happens to jobs (metrics), from now on. */
+    public void setListener(EngineListener listener) {
+        this.listener = listener == null ? EngineListener.NONE : listener;
     }
 
     /** Starts the coordinator and one scanner thread per shard. */
@@ -279,6 +290,9 @@ public final class DelayQueueEngine implements AutoCloseable {
                 onScheduled(job);
             }
             createdById.put(job.id(), stored.get(i) && !journaled.contains(job.id()));
+            if (!journaled.contains(job.id())) {
+                listener.pushed(job.topic());
+            }
         }
         List<PushResult> results = new ArrayList<>(jobs.size());
         Set<String> reported = new HashSet<>();
@@ -442,6 +456,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                             + ": the journal refused it (" + refused.getMessage() + "); nothing changed",
                     refused);
         }
+        listener.deleted(ids.size());
         try {
             store.confirmDeletes(shard, ids, now);
         } catch (RuntimeException e) {
@@ -686,11 +701,13 @@ public final class DelayQueueEngine implements AutoCloseable {
                     id, JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, now, "reservation expired"));
         }
         for (DueBatch.Moved m : batch.madeDead()) {
+            listener.dead(m.topic());
             transitions.add(Transition.of(
                     m.id(), JobEvent.DEAD, JobStatus.RESERVED, JobStatus.DEAD, now, "max attempts reached"));
         }
         for (DueBatch.Moved m : batch.madeReady()) {
             lateness.record(now, now - m.dueAt());
+            listener.handedOver(m.topic(), now - m.dueAt());
             transitions.add(Transition.of(m.id(), JobEvent.READY, JobStatus.DELAY, JobStatus.READY, now, null));
         }
         for (Job job : batch.toDispatch()) {
@@ -732,6 +749,8 @@ public final class DelayQueueEngine implements AutoCloseable {
             int to = from;
             while (to < byDue.size() && Math.min(byDue.get(to).executeAt(), latest) <= now) {
                 lateness.record(handedAt, handedAt - byDue.get(to).executeAt());
+                listener.handedOver(
+                        byDue.get(to).topic(), handedAt - byDue.get(to).executeAt());
                 to++;
             }
             sends.add(pipeline.dispatch(shard, byDue.subList(from, to)));

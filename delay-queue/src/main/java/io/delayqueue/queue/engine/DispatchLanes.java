@@ -61,6 +61,11 @@ final class DispatchLanes {
         return byTopic.getOrDefault(topic, 0);
     }
 
+    /** Sends in flight per dispatcher name, now (dispatchers with none are left out). */
+    java.util.Map<String, Integer> inFlightByDispatcher() {
+        return java.util.Map.copyOf(byDispatcher);
+    }
+
     int inFlightOfDispatcher(String dispatcher) {
         return byDispatcher.getOrDefault(dispatcher, 0);
     }

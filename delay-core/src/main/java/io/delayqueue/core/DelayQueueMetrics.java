@@ -1,0 +1,280 @@
+package io.delayqueue.core;
+
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.engine.DelayQueueEngine;
+import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.EngineListener;
+import io.delayqueue.queue.engine.EngineStats;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
+import io.delayqueue.queue.store.ShardStats;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The service's metrics for Micrometer ({@code /actuator/prometheus}): what happens to jobs per topic (as the
+ * engine tells its {@link EngineListener}), the queue's contents (from {@link DelayQueueEngine#stats()}, read at
+ * most once per {@link #STATS_TTL} however many gauges a scrape reads), the journal's commits, and the HA role.
+ *
+ * <p>Topic labels are bounded: the first {@code maxTopics} topics seen get their own label, any later one is
+ * counted under {@value #OTHER_TOPICS}, so a client inventing topics cannot grow the registry without end.
+ */
+public final class DelayQueueMetrics implements MeterBinder, EngineListener, AutoCloseable {
+    /** The label of every topic past the first {@code maxTopics}. */
+    public static final String OTHER_TOPICS = "_other";
+
+    static final Duration STATS_TTL = Duration.ofSeconds(1);
+    /** How often the gauges of the queue's contents are read from the engine. */
+    static final Duration REFRESH = Duration.ofSeconds(5);
+
+    private static final Logger log = LoggerFactory.getLogger(DelayQueueMetrics.class);
+
+    private final DelayQueueEngine engine;
+    private final Coordinator coordinator;
+    private final Journal journal;
+    private final int maxTopics;
+    private final Set<String> dispatchers;
+    private final Set<String> topics = ConcurrentHashMap.newKeySet();
+    private final Map<String, Counter> pushed = new ConcurrentHashMap<>();
+    private final Map<String, Counter> handedOver = new ConcurrentHashMap<>();
+    private final Map<String, Counter> sendFailed = new ConcurrentHashMap<>();
+    private final Map<String, Counter> retried = new ConcurrentHashMap<>();
+    private final Map<String, Counter> dead = new ConcurrentHashMap<>();
+    private final Map<String, Counter> ttrExpired = new ConcurrentHashMap<>();
+    private final Map<String, Timer> lateness = new ConcurrentHashMap<>();
+    private final AtomicReference<Stats> stats = new AtomicReference<>();
+    private volatile MeterRegistry registry;
+    private volatile Counter deleted;
+    private MultiGauge jobsByStatus;
+    private MultiGauge bucketSizes;
+    private MultiGauge readyByTopic;
+    private MultiGauge inFlight;
+    private final ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "delay-metrics");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private record Stats(long readAtNanos, EngineStats engine) {}
+
+    /** @param dispatchers the names of the dispatchers sends go to (each gets an in-flight gauge, 0 when idle) */
+    public DelayQueueMetrics(
+            DelayQueueEngine engine, Coordinator coordinator, Journal journal, Set<String> dispatchers, int maxTopics) {
+        this.engine = engine;
+        this.dispatchers = Set.copyOf(dispatchers);
+        this.coordinator = coordinator;
+        this.journal = journal;
+        this.maxTopics = maxTopics;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        this.registry = registry;
+        deleted = Counter.builder("delay.jobs.deleted")
+                .description("jobs deleted (DELETED committed), by a delete or clearAll")
+                .register(registry);
+        jobsByStatus = MultiGauge.builder("delay.jobs")
+                .description("jobs in Redis per status (final ones until their retention ends)")
+                .register(registry);
+        bucketSizes = MultiGauge.builder("delay.bucket.size")
+                .description("entries of a shard's delay bucket (DELAY jobs and RESERVED deadlines)")
+                .register(registry);
+        readyByTopic = MultiGauge.builder("delay.ready.jobs")
+                .description("jobs in a pull topic's ready lists")
+                .register(registry);
+        inFlight = MultiGauge.builder("delay.dispatch.in.flight")
+                .description("sends handed to a dispatcher and not confirmed yet")
+                .register(registry);
+        Gauge.builder("delay.ha.owned.shards", this, m -> m.ownedShards())
+                .description("shards this instance scans now")
+                .register(registry);
+        for (String role : List.of("standalone", "leader", "follower", "member", "disconnected", "stopped")) {
+            Gauge.builder("delay.ha.role", coordinator, c -> c.role().equals(role) ? 1 : 0)
+                    .description("1 for the role this instance has now")
+                    .tag("role", role)
+                    .register(registry);
+        }
+        FunctionCounter.builder("delay.dispatched", this, m -> m.stats().dispatched())
+                .description("sends confirmed by their dispatcher")
+                .register(registry);
+        FunctionCounter.builder("delay.dispatch.failures", this, m -> m.stats().dispatchFailures())
+                .description("sends that failed")
+                .register(registry);
+        Gauge.builder("delay.pull.waiting", this, m -> m.stats().pullWaiting())
+                .description("consumers waiting in GET /get/{topic}")
+                .register(registry);
+        if (journal instanceof MyBatisJournal j) {
+            FunctionCounter.builder("delay.journal.commits", j, MyBatisJournal::commits)
+                    .description("journal transactions committed")
+                    .register(registry);
+            FunctionCounter.builder("delay.journal.rows", j, MyBatisJournal::rowsWritten)
+                    .description("journal rows written (rows per commit: rate of this over rate of commits)")
+                    .register(registry);
+            FunctionCounter.builder("delay.journal.transient.failures", j, MyBatisJournal::transientFailures)
+                    .description("journal commits that failed and were written again")
+                    .register(registry);
+        }
+        refresh();
+        refresher.scheduleWithFixedDelay(this::refresh, REFRESH.toMillis(), REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        refresher.shutdownNow();
+    }
+
+    /** Reads the engine's figures into the gauges of the queue's contents. */
+    void refresh() {
+        EngineStats s;
+        try {
+            s = stats();
+        } catch (RuntimeException e) {
+            log.debug("metrics could not read the engine's figures: {}", e.toString());
+            return;
+        }
+        List<MultiGauge.Row<?>> status = new ArrayList<>();
+        for (JobStatus st : JobStatus.values()) {
+            status.add(
+                    MultiGauge.Row.of(Tags.of("status", st.name()), s.byStatus().getOrDefault(st, 0L)));
+        }
+        jobsByStatus.register(status, true);
+        List<MultiGauge.Row<?>> buckets = new ArrayList<>();
+        for (ShardStats shard : s.shards()) {
+            buckets.add(MultiGauge.Row.of(Tags.of("shard", Integer.toString(shard.shard())), shard.bucketSize()));
+        }
+        bucketSizes.register(buckets, true);
+        List<MultiGauge.Row<?>> ready = new ArrayList<>();
+        Map<String, Long> byLabel = new ConcurrentHashMap<>();
+        // every configured pull topic, empty or not, so that a dashboard sees it at 0
+        engine.config().topicDispatchers().forEach((topic, dispatcher) -> {
+            if (dispatcher.equals(EngineConfig.PULL)) {
+                byLabel.merge(label(topic), 0L, Long::sum);
+            }
+        });
+        s.readyByTopic().forEach((topic, n) -> byLabel.merge(label(topic), n, Long::sum));
+        byLabel.forEach((topic, n) -> ready.add(MultiGauge.Row.of(Tags.of("topic", topic), n)));
+        readyByTopic.register(ready, true);
+        List<MultiGauge.Row<?>> sends = new ArrayList<>();
+        Map<String, Integer> byDispatcher = new java.util.TreeMap<>();
+        dispatchers.forEach(d -> byDispatcher.put(d, 0));
+        byDispatcher.putAll(engine.inFlightByDispatcher());
+        byDispatcher.forEach((dispatcher, n) -> sends.add(MultiGauge.Row.of(Tags.of("dispatcher", dispatcher), n)));
+        inFlight.register(sends, true);
+    }
+
+    private EngineStats stats() {
+        Stats cached = stats.get();
+        long now = System.nanoTime();
+        if (cached == null || now - cached.readAtNanos() > STATS_TTL.toNanos()) {
+            cached = new Stats(now, engine.stats());
+            stats.set(cached);
+        }
+        return cached.engine();
+    }
+
+    private int ownedShards() {
+        int owned = 0;
+        for (int s = 0; s < engine.config().shards(); s++) {
+            if (coordinator.owns(s)) {
+                owned++;
+            }
+        }
+        return owned;
+    }
+
+    /** The topic's label: itself for the first {@code maxTopics} topics seen, {@link #OTHER_TOPICS} after. */
+    String label(String topic) {
+        if (topics.contains(topic)) {
+            return topic;
+        }
+        if (topics.size() < maxTopics && topics.add(topic)) {
+            return topic;
+        }
+        return topics.contains(topic) ? topic : OTHER_TOPICS;
+    }
+
+    private Counter counter(Map<String, Counter> byTopic, String name, String description, String topic) {
+        MeterRegistry r = registry;
+        if (r == null) {
+            return null;
+        }
+        return byTopic.computeIfAbsent(label(topic), t -> Counter.builder(name)
+                .description(description)
+                .tag("topic", t)
+                .register(r));
+    }
+
+    private static void increment(Counter counter) {
+        if (counter != null) {
+            counter.increment();
+        }
+    }
+
+    @Override
+    public void pushed(String topic) {
+        increment(counter(pushed, "delay.jobs.pushed", "jobs accepted by a push", topic));
+    }
+
+    @Override
+    public void handedOver(String topic, long latenessMs) {
+        increment(counter(handedOver, "delay.jobs.handed.over", "jobs handed over at their due time", topic));
+        MeterRegistry r = registry;
+        if (r != null) {
+            lateness.computeIfAbsent(label(topic), t -> Timer.builder("delay.handover.lateness")
+                            .description("time from a job's due time to its hand-over")
+                            .tag("topic", t)
+                            .publishPercentileHistogram()
+                            .minimumExpectedValue(Duration.ofMillis(1))
+                            .maximumExpectedValue(Duration.ofMinutes(10))
+                            .register(r))
+                    .record(Math.max(0, latenessMs), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Override
+    public void sendFailed(String topic) {
+        increment(counter(sendFailed, "delay.sends.failed", "sends a dispatcher did not confirm", topic));
+    }
+
+    @Override
+    public void retried(String topic) {
+        increment(counter(retried, "delay.jobs.retried", "jobs scheduled again on their retry ladder", topic));
+    }
+
+    @Override
+    public void dead(String topic) {
+        increment(counter(dead, "delay.jobs.dead", "jobs that ran out of attempts", topic));
+    }
+
+    @Override
+    public void ttrExpired(String topic) {
+        increment(counter(ttrExpired, "delay.ttr.expired", "reservations that ran out unfinished", topic));
+    }
+
+    @Override
+    public void deleted(int jobs) {
+        Counter c = deleted;
+        if (c != null) {
+            c.increment(jobs);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package io.delayqueue.core;
+
+import io.delayqueue.config.DelayProperties;
+import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.dispatch.Dispatcher;
+import io.delayqueue.queue.engine.DelayQueueEngine;
+import io.delayqueue.queue.journal.Journal;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The service's own metrics (Micrometer; Boot's actuator serves them at {@code /actuator/prometheus}). */
+@Configuration(proxyBeanMethods = false)
+public class MetricsConfiguration {
+
+    /** Hears the engine from here on: jobs handed over before it existed are not counted. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public DelayQueueMetrics delayQueueMetrics(
+            DelayQueueEngine engine,
+            Coordinator coordinator,
+            Journal journal,
+            List<Dispatcher> dispatchers,
+            DelayProperties properties) {
+        Set<String> names = dispatchers.stream().map(Dispatcher::name).collect(Collectors.toSet());
+        DelayQueueMetrics metrics = new DelayQueueMetrics(
+                engine, coordinator, journal, names, properties.getMetrics().getMaxTopics());
+        engine.setListener(metrics);
+        return metrics;
+    }
+}

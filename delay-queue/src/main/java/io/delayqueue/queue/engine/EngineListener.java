@@ -1,0 +1,31 @@
+package io.delayqueue.queue.engine;
+
+/**
+ * Hears what the engine does to jobs, per topic, for metrics. Called on the engine's own threads (pushing
+ * callers, scanners, dispatch completions), often for every job: an implementation must be quick and must not
+ * throw or block. Every method does nothing by default.
+ */
+public interface EngineListener {
+    EngineListener NONE = new EngineListener() {};
+
+    /** A new job was accepted (journaled, and stored or to be stored by the reconciler). */
+    default void pushed(String topic) {}
+
+    /** A job was handed over (to its dispatcher, or onto its pull topic's ready list), this late. */
+    default void handedOver(String topic, long latenessMs) {}
+
+    /** A dispatcher did not confirm a send. */
+    default void sendFailed(String topic) {}
+
+    /** A failed or expired job was scheduled again on its retry ladder. */
+    default void retried(String topic) {}
+
+    /** A job ran out of attempts and is a dead letter. */
+    default void dead(String topic) {}
+
+    /** A reservation ran out before its consumer finished the job. */
+    default void ttrExpired(String topic) {}
+
+    /** Jobs were deleted (their {@code DELETED} committed), by a delete or clearAll. */
+    default void deleted(int jobs) {}
+}

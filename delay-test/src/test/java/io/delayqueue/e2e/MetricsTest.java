@@ -1,0 +1,152 @@
+package io.delayqueue.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.delayqueue.core.DelayQueueApplication;
+import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.Await;
+import io.delayqueue.e2e.support.RecordingDispatcher;
+import io.delayqueue.e2e.support.RecordingDispatcherConfig;
+import io.delayqueue.e2e.support.TestDatabase;
+import io.delayqueue.e2e.support.TestRedis;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * {@code /actuator/prometheus} counts what happens to jobs per topic, with the topic labels bounded, and exports
+ * every metric the Grafana dashboard in {@code delay-core/grafana} queries.
+ */
+@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+@AutoConfigureObservability(tracing = false) // a Boot test turns metrics export off unless asked
+@SpringBootTest(
+        classes = DelayQueueApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "delay.dispatch.default=" + RecordingDispatcher.NAME,
+            "delay.dispatch.topics.metrics.pull=pull",
+            "delay.metrics.max-topics=3"
+        })
+@Import(RecordingDispatcherConfig.class)
+@DirtiesContext
+class MetricsTest {
+    static final String PREFIX = TestRedis.uniquePrefix("metrics");
+    static final String DATABASE = TestDatabase.uniqueName("metrics");
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Path DASHBOARD = Path.of("..", "delay-core", "grafana", "delay-queue.json");
+    /** A metric name in PromQL: an identifier followed by a label matcher, a range or the end of a term. */
+    private static final Pattern METRIC = Pattern.compile("\\b((?:delay|http_server)_[a-z_]+)\\b");
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        TestRedis.register(registry, PREFIX);
+        TestDatabase.register(registry, DATABASE);
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    RecordingDispatcher recorder;
+
+    @Test
+    void jobs_are_counted_per_topic_with_bounded_labels_and_every_metric_the_dashboard_queries_is_exported()
+            throws IOException {
+        Api api = new Api(port);
+        String delivered = push(api, "metrics.orders", 0, null);
+        String deleted = push(api, "metrics.orders", 600_000, null);
+        assertThat(api.delete("/jobs/" + deleted).status()).isEqualTo(200);
+        String dead = push(api, "metrics.pull", 0, 1);
+        Await.until(WAIT, "the push job is delivered", () -> !recorder.deliveriesOf(Set.of(delivered))
+                .isEmpty());
+        Await.until(WAIT, "the pull job is reserved", () -> {
+            Api.Response r = api.get("/get/metrics.pull?timeout=1000");
+            return r.status() == 200 && dead.equals(r.data().path("id").asText());
+        });
+        Await.until(WAIT, "the unfinished pull job is dead", () -> "DEAD"
+                .equals(api.get("/jobs/" + dead).data().path("status").asText()));
+
+        Await.until(
+                WAIT, "the gauges show the dead job", () -> scrape(api).contains("delay_jobs{status=\"DEAD\"} 1.0"));
+        String exported = scrape(api);
+        assertThat(exported)
+                .contains("delay_jobs_pushed_total{topic=\"metrics.orders\"} 2.0")
+                .contains("delay_jobs_pushed_total{topic=\"metrics.pull\"} 1.0")
+                .contains("delay_jobs_handed_over_total{topic=\"metrics.orders\"} 1.0")
+                .contains("delay_jobs_dead_total{topic=\"metrics.pull\"} 1.0")
+                .contains("delay_jobs_deleted_total 1.0")
+                .contains("delay_handover_lateness_seconds_bucket{topic=\"metrics.orders\"")
+                .contains("delay_ha_role{role=\"standalone\"} 1.0")
+                .contains("delay_ha_owned_shards");
+
+        JsonNode dashboard = Api.JSON.readTree(Files.readString(DASHBOARD));
+        Set<String> queried = new TreeSet<>();
+        for (JsonNode panel : dashboard.path("panels")) {
+            for (JsonNode target : panel.path("targets")) {
+                Matcher m = METRIC.matcher(target.path("expr").asText());
+                while (m.find()) {
+                    queried.add(m.group(1));
+                }
+            }
+        }
+        assertThat(queried).as("metrics the dashboard queries").hasSizeGreaterThan(10);
+        Set<String> names = new TreeSet<>();
+        for (String line : exported.split("\n")) {
+            if (!line.startsWith("#") && !line.isBlank()) {
+                names.add(line.split("[{ ]", 2)[0]);
+            }
+        }
+        assertThat(names).as("metrics exported").containsAll(queried);
+
+        // topics past delay.metrics.max-topics (3) share one label
+        for (int i = 0; i < 6; i++) {
+            push(api, "metrics.many" + i, 600_000, null);
+        }
+        exported = scrape(api);
+        long topicLabels = exported.lines()
+                .filter(l -> l.startsWith("delay_jobs_pushed_total{"))
+                .count();
+        assertThat(topicLabels)
+                .as("pushed counters: at most 3 topics and _other")
+                .isLessThanOrEqualTo(4);
+        assertThat(exported).contains("delay_jobs_pushed_total{topic=\"_other\"}");
+    }
+
+    private static String scrape(Api api) {
+        Api.Response r = api.get("/actuator/prometheus");
+        assertThat(r.status()).as("/actuator/prometheus: %s", r).isEqualTo(200);
+        return r.raw();
+    }
+
+    private static String push(Api api, String topic, long delayMs, Integer maxAttempts) {
+        Map<String, Object> job = new LinkedHashMap<>();
+        job.put("topic", topic);
+        job.put("body", "metrics");
+        job.put("delay", delayMs);
+        if (maxAttempts != null) {
+            job.put("maxAttempts", maxAttempts);
+            job.put("ttr", 200);
+        }
+        Api.Response r = api.postJson("/push", job);
+        assertThat(r.status()).as("push: %s", r).isEqualTo(200);
+        return r.data().asText();
+    }
+}
