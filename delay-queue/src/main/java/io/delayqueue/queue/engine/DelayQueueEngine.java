@@ -13,6 +13,7 @@ import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
@@ -334,17 +335,42 @@ public final class DelayQueueEngine implements AutoCloseable {
         return Optional.empty();
     }
 
-    /** Acknowledges a reserved job. Finishing a finished job again is fine. */
+    /** Acknowledges a reserved job in whichever attempt it is. Finishing a finished job again is fine. */
     public void finish(String id) {
+        finish(id, null);
+    }
+
+    /**
+     * Acknowledges a reserved job. With {@code attempts} (the job's {@code attempts} as the consumer reserved
+     * it), only while the job is still in that attempt: once that reservation expired and the job went on (it
+     * is ready again or reserved by another consumer), the finish is ignored, counted, and answered as a
+     * conflict, and the later attempt's own finish is the one that counts. Finishing a finished job again is
+     * fine.
+     *
+     * @param attempts the attempt the consumer holds, or {@code null} for whichever the job is in
+     */
+    public void finish(String id, Integer attempts) {
         ensureOpen();
         requireId(id);
+        if (attempts != null && attempts < 0) {
+            throw new DelayQueueException.InvalidField("attempts", "must be at least 0");
+        }
         long now = clock.millis();
-        Outcome outcome = store.finish(JobIds.shardOf(id, config.shards()), List.of(id), now)
+        Attempt attempt = attempts == null ? Attempt.any(id) : new Attempt(id, attempts);
+        Outcome outcome = store.finishAttempts(JobIds.shardOf(id, config.shards()), List.of(attempt), now)
                 .get(0);
         switch (outcome.result()) {
             case APPLIED -> journal.recordTransitions(List.of(Transition.of(
                     id, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, now, "finished by consumer")));
             case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);
+            case STALE -> {
+                pipeline.countStale();
+                throw new DelayQueueException.StateConflict(
+                        id,
+                        outcome.status(),
+                        "its reservation of attempt " + attempts + " is over (it expired and the job was handed"
+                                + " over again); the finish was ignored");
+            }
             case CONFLICT -> {
                 if (outcome.status() != JobStatus.FINISHED) {
                     throw new DelayQueueException.StateConflict(
@@ -595,6 +621,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                 lateness.snapshot(),
                 pipeline.dispatched(),
                 pipeline.failed(),
+                pipeline.stale(),
                 pullWaiters.waiting());
     }
 

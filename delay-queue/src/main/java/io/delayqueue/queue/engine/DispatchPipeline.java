@@ -7,6 +7,7 @@ import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
@@ -75,8 +76,9 @@ final class DispatchPipeline implements AutoCloseable {
     private final AtomicLong dispatched = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong deferred = new AtomicLong();
+    private final AtomicLong stale = new AtomicLong();
 
-    private record Ack(int shard, String id) {}
+    private record Ack(int shard, Attempt attempt) {}
 
     DispatchPipeline(
             JobStore store,
@@ -146,6 +148,15 @@ final class DispatchPipeline implements AutoCloseable {
         return deferred.get();
     }
 
+    /** Outcomes ignored since start because their attempt was over (see {@link Attempt}). */
+    long stale() {
+        return stale.get();
+    }
+
+    void countStale() {
+        stale.incrementAndGet();
+    }
+
     DispatchLanes lanes() {
         return lanes;
     }
@@ -160,7 +171,7 @@ final class DispatchPipeline implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         List<CompletableFuture<?>> sends = new ArrayList<>(jobs.size());
-        Map<String, Long> noRoom = new LinkedHashMap<>();
+        Map<Attempt, Long> noRoom = new LinkedHashMap<>();
         long now = clock.millis();
         for (Job job : jobs) {
             String name = routes.dispatcherOf(job.topic());
@@ -175,7 +186,7 @@ final class DispatchPipeline implements AutoCloseable {
             }
             if (!lanes.tryAcquire(name, job.topic())) {
                 capacity.release();
-                noRoom.put(job.id(), now + busyRetryDelay(job, now));
+                noRoom.put(attemptOf(job), now + busyRetryDelay(job, now));
                 continue;
             }
             sends.add(send(dispatcher, job).toCompletableFuture().handle((ok, error) -> {
@@ -189,6 +200,10 @@ final class DispatchPipeline implements AutoCloseable {
             putBack(shard, noRoom, "topic or dispatcher at its in-flight limit");
         }
         return CompletableFuture.allOf(sends.toArray(CompletableFuture<?>[]::new));
+    }
+
+    private static Attempt attemptOf(Job job) {
+        return new Attempt(job.id(), job.attempts());
     }
 
     private static CompletionStage<Void> send(Dispatcher dispatcher, Job job) {
@@ -211,14 +226,14 @@ final class DispatchPipeline implements AutoCloseable {
     private void settle(int shard, Job job, Throwable error) {
         if (error == null) {
             dispatched.incrementAndGet();
-            acks.add(new Ack(shard, job.id()));
+            acks.add(new Ack(shard, attemptOf(job)));
             requestFlush();
             return;
         }
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (cause instanceof DispatchRejectedException) {
             long now = clock.millis();
-            putBack(shard, Map.of(job.id(), now + busyRetryDelay(job, now)), cause.getMessage());
+            putBack(shard, Map.of(attemptOf(job), now + busyRetryDelay(job, now)), cause.getMessage());
         } else {
             failed.incrementAndGet();
             scheduleRetry(shard, job, cause);
@@ -226,23 +241,28 @@ final class DispatchPipeline implements AutoCloseable {
     }
 
     /** Puts unsent jobs back to {@code DELAY} without counting an attempt. */
-    private void putBack(int shard, Map<String, Long> retryAtById, String reason) {
+    private void putBack(int shard, Map<Attempt, Long> retryAtByAttempt, String reason) {
         long now = clock.millis();
         Map<String, Outcome> outcomes;
         try {
-            outcomes = store.defer(shard, retryAtById);
+            outcomes = store.deferAttempts(shard, retryAtByAttempt);
         } catch (RuntimeException e) {
             log.warn(
                     "{} jobs were not sent ({}) and could not be put back ({}); they come back when their"
                             + " reservations expire",
-                    retryAtById.size(),
+                    retryAtByAttempt.size(),
                     reason,
                     e.toString());
             return;
         }
+        Map<String, Long> retryAtById = new HashMap<>();
+        retryAtByAttempt.forEach((attempt, at) -> retryAtById.put(attempt.id(), at));
         List<Transition> transitions = new ArrayList<>(outcomes.size());
         long earliest = Long.MAX_VALUE;
         for (var entry : outcomes.entrySet()) {
+            if (entry.getValue().result() == Outcome.Result.STALE) {
+                stale.incrementAndGet();
+            }
             if (entry.getValue().applied()) {
                 long at = retryAtById.get(entry.getKey());
                 earliest = Math.min(earliest, at);
@@ -273,7 +293,20 @@ final class DispatchPipeline implements AutoCloseable {
                         .getOrDefault(job.topic(), defaultRetryPolicy)
                         .backoffMillis(attempts);
         try {
-            Outcome outcome = store.retry(job.id(), retryAt);
+            Outcome outcome = store.retry(attemptOf(job), retryAt);
+            if (outcome.result() == Outcome.Result.STALE) {
+                // the reservation had expired and the job was delivered again: this failure counts nothing
+                stale.incrementAndGet();
+                log.info(
+                        "dispatch of job {} (topic {}) failed on attempt {} after that attempt was over ({}); ignored,"
+                                + " the job is {}",
+                        job.id(),
+                        job.topic(),
+                        attempts,
+                        cause.toString(),
+                        outcome.status());
+                return;
+            }
             if (outcome.applied()) {
                 boolean dead = outcome.status() == JobStatus.DEAD;
                 journal.recordTransitions(List.of(new Transition(
@@ -328,30 +361,33 @@ final class DispatchPipeline implements AutoCloseable {
 
     /** Writes every pending acknowledgement; {@code false} when the store failed (they are kept). */
     synchronized boolean flushNow() {
-        Map<Integer, List<String>> byShard = new TreeMap<>();
+        Map<Integer, List<Attempt>> byShard = new TreeMap<>();
         Ack ack;
         while ((ack = acks.poll()) != null) {
-            byShard.computeIfAbsent(ack.shard(), s -> new ArrayList<>()).add(ack.id());
+            byShard.computeIfAbsent(ack.shard(), s -> new ArrayList<>()).add(ack.attempt());
         }
         if (byShard.isEmpty()) {
             return true;
         }
         long now = clock.millis();
         for (var entry : byShard.entrySet()) {
-            List<String> ids = entry.getValue();
+            List<Attempt> sent = entry.getValue();
             List<Outcome> outcomes;
             try {
-                outcomes = store.finish(entry.getKey(), ids, now);
+                outcomes = store.finishAttempts(entry.getKey(), sent, now);
             } catch (RuntimeException e) {
-                log.warn("could not acknowledge {} dispatched jobs, will retry: {}", ids.size(), e.toString());
-                ids.forEach(id -> acks.add(new Ack(entry.getKey(), id)));
+                log.warn("could not acknowledge {} dispatched jobs, will retry: {}", sent.size(), e.toString());
+                sent.forEach(attempt -> acks.add(new Ack(entry.getKey(), attempt)));
                 return false;
             }
-            List<Transition> finished = new ArrayList<>(ids.size());
-            for (int i = 0; i < ids.size(); i++) {
-                if (outcomes.get(i).applied()) {
+            List<Transition> finished = new ArrayList<>(sent.size());
+            for (int i = 0; i < sent.size(); i++) {
+                Outcome outcome = outcomes.get(i);
+                if (outcome.applied()) {
                     finished.add(Transition.of(
-                            ids.get(i), JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, now, null));
+                            sent.get(i).id(), JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, now, null));
+                } else if (outcome.result() == Outcome.Result.STALE) {
+                    stale.incrementAndGet();
                 }
             }
             journal.recordTransitions(finished);
