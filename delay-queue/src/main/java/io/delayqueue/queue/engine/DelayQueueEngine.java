@@ -830,7 +830,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         }
     }
 
-    /** Stops scanning, answers waiting consumers, writes pending acknowledgements. */
+    /**
+     * Stops scanning, hands the shards over, answers waiting consumers, waits (up to {@link
+     * EngineConfig#shutdownWait()}) for the sends in flight to be confirmed and writes their acknowledgements,
+     * so that a graceful restart delivers none of them again. The journal, closed after the engine, commits them.
+     */
     @Override
     public void close() {
         State previous = state.getAndSet(State.CLOSED);
@@ -850,10 +854,13 @@ public final class DelayQueueEngine implements AutoCloseable {
         if (reconcileTimer != null) {
             reconcileTimer.shutdownNow();
         }
-        wakeUps.close();
-        pullWaiters.close();
-        pipeline.close();
+        // the scanners stopped: the other instances may take the shards while the sends in flight finish (they
+        // leave those jobs alone until their reservations expire)
         coordinator.close();
+        pullWaiters.close();
+        pipeline.close(config.shutdownWait());
+        // after the sends: a retry or put-back they schedule wakes the shard's new owner
+        wakeUps.close();
         log.info("delay-queue engine stopped");
     }
 }

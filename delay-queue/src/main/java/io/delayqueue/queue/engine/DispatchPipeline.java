@@ -11,20 +11,25 @@ import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -77,6 +82,8 @@ final class DispatchPipeline implements AutoCloseable {
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong deferred = new AtomicLong();
     private final AtomicLong stale = new AtomicLong();
+    /** Sends not settled yet: each completes once its outcome is settled (acknowledgement queued, retry written). */
+    private final Set<CompletableFuture<?>> unsettled = ConcurrentHashMap.newKeySet();
 
     private record Ack(int shard, Attempt attempt) {}
 
@@ -189,12 +196,17 @@ final class DispatchPipeline implements AutoCloseable {
                 noRoom.put(attemptOf(job), now + busyRetryDelay(job, now));
                 continue;
             }
-            sends.add(send(dispatcher, job).toCompletableFuture().handle((ok, error) -> {
-                lanes.release(name, job.topic());
-                capacity.release();
-                settle(shard, job, error);
-                return null;
-            }));
+            CompletableFuture<Void> settled = send(dispatcher, job)
+                    .toCompletableFuture()
+                    .handle((ok, error) -> {
+                        lanes.release(name, job.topic());
+                        capacity.release();
+                        settle(shard, job, error);
+                        return null;
+                    });
+            unsettled.add(settled);
+            settled.whenComplete((ok, error) -> unsettled.remove(settled));
+            sends.add(settled);
         }
         if (!noRoom.isEmpty()) {
             putBack(shard, noRoom, "topic or dispatcher at its in-flight limit");
@@ -393,6 +405,39 @@ final class DispatchPipeline implements AutoCloseable {
             journal.recordTransitions(finished);
         }
         return true;
+    }
+
+    /** Sends handed to dispatchers whose outcome is not settled yet. */
+    int unsettled() {
+        return unsettled.size();
+    }
+
+    /**
+     * Waits up to {@code wait} for the sends in flight to be settled, then writes every acknowledgement.
+     * Call it once nothing dispatches any more (the scanners stopped). A send still unconfirmed after the wait
+     * stays {@code RESERVED} and is delivered again once its reservation expires (at least once, never lost);
+     * its outcome, should it come later, is dropped.
+     */
+    void close(Duration wait) {
+        List<CompletableFuture<?>> inFlight = List.copyOf(unsettled);
+        if (!inFlight.isEmpty()) {
+            log.info("waiting up to {} for {} sends in flight to be confirmed", wait, inFlight.size());
+            try {
+                CompletableFuture.allOf(inFlight.toArray(CompletableFuture<?>[]::new))
+                        .get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                log.warn(
+                        "{} sends were not confirmed within {}; they are delivered again once their reservations"
+                                + " expire",
+                        unsettled.size(),
+                        wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException e) {
+                // settling never throws; nothing to wait for
+            }
+        }
+        close();
     }
 
     @Override
