@@ -214,6 +214,18 @@ final class DispatchPipeline implements AutoCloseable {
         return CompletableFuture.allOf(sends.toArray(CompletableFuture<?>[]::new));
     }
 
+    /**
+     * Puts back jobs the caller holds one capacity slot each for and will not send (this instance stopped owning
+     * their shard since it moved them): due again at once, no attempt counted.
+     */
+    void putBackUnsent(int shard, List<Job> jobs, String reason) {
+        capacity.release(jobs.size());
+        long now = clock.millis();
+        Map<Attempt, Long> retryAt = new LinkedHashMap<>();
+        jobs.forEach(job -> retryAt.put(attemptOf(job), now));
+        putBack(shard, retryAt, reason);
+    }
+
     private static Attempt attemptOf(Job job) {
         return new Attempt(job.id(), job.attempts());
     }

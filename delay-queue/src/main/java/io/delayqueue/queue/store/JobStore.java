@@ -51,7 +51,25 @@ public interface JobStore extends AutoCloseable {
      * after {@code now}, {@code RESERVED} until their due time + {@code dispatchTimeoutMs}. The caller must not
      * hand such a job over before its due time ({@link Job#executeAt()}). Nothing else is moved early.
      */
-    DueBatch moveDue(int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs);
+    default DueBatch moveDue(int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs) {
+        return moveDue(shard, now, leadMs, limit, routing, dispatchTimeoutMs, 0);
+    }
+
+    /**
+     * {@link #moveDue(int, long, long, int, DueRouting, long)} fenced by the owner's epoch: refused, moving
+     * nothing, when the shard's epoch is higher than {@code epoch} (another instance took the shard over since
+     * this one took its epoch); a higher {@code epoch} than the store holds is stored. {@code 0}: unfenced.
+     *
+     * @throws StaleEpochException when refused
+     */
+    DueBatch moveDue(
+            int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs, long epoch);
+
+    /**
+     * Takes a new owner epoch for {@code shard}, higher than every one taken before: an instance that becomes the
+     * shard's owner takes one and carries it in its moves, which refuses the moves of every earlier owner.
+     */
+    long takeEpoch(int shard);
 
     /** Reserves the next {@code READY} job of {@code topic} in {@code shard} until {@code now + ttr}. */
     Optional<Job> reserve(String topic, int shard, long now);

@@ -10,6 +10,7 @@ import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.store.ShardStats;
+import io.delayqueue.queue.store.StaleEpochException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -131,8 +132,14 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public DueBatch moveDue(int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs) {
-        List<String> args = new ArrayList<>(7 + routing.exceptions().size());
+    public long takeEpoch(int shard) {
+        return call(() -> redis.incr(keys.epoch(shard)));
+    }
+
+    @Override
+    public DueBatch moveDue(
+            int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs, long epoch) {
+        List<String> args = new ArrayList<>(8 + routing.exceptions().size());
         args.add(keys.tag(shard));
         args.add(Long.toString(now));
         args.add(Integer.toString(limit));
@@ -140,8 +147,15 @@ public final class RedisJobStore implements JobStore {
         args.add(Long.toString(dispatchTimeoutMs));
         args.add(Integer.toString(PURGE_PER_MOVE));
         args.add(Long.toString(leadMs));
+        args.add(Long.toString(epoch));
         args.addAll(routing.exceptions());
-        List<?> reply = (List<?>) call(() -> moveDue.run(redis, shardKeys(shard), args));
+        List<String> k = new ArrayList<>(shardKeys(shard));
+        k.add(keys.epoch(shard));
+        Object result = call(() -> moveDue.run(redis, k, args));
+        if (result instanceof Long current) {
+            throw new StaleEpochException(shard, epoch, current);
+        }
+        List<?> reply = (List<?>) result;
 
         List<?> dispatchReply = (List<?>) reply.get(0);
         List<Job> toDispatch = new ArrayList<>(dispatchReply.size() / 2);
