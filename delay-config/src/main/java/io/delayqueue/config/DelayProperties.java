@@ -148,6 +148,7 @@ public class DelayProperties {
                 .restorePageSize(journal.pageSize)
                 .maxInFlightPerTopic(dispatch.maxInFlightPerTopic)
                 .topicRetries(retry.topicRetries())
+                .shutdownWait(dispatch.shutdownWait)
                 .build();
     }
 
@@ -573,6 +574,12 @@ public class DelayProperties {
         /** Most jobs of one topic handed to its dispatcher and not yet confirmed; more wait their turn. */
         private int maxInFlightPerTopic = EngineConfig.DEFAULT_MAX_IN_FLIGHT_PER_TOPIC;
 
+        /**
+         * How long a graceful stop waits for sends in flight to be confirmed, so that it acknowledges them
+         * instead of leaving them to be delivered again after the restart.
+         */
+        private Duration shutdownWait = EngineConfig.DEFAULT_SHUTDOWN_WAIT;
+
         public String getDefault() {
             return defaultDispatcher;
         }
@@ -611,6 +618,14 @@ public class DelayProperties {
 
         public void setMaxInFlightPerTopic(int maxInFlightPerTopic) {
             this.maxInFlightPerTopic = maxInFlightPerTopic;
+        }
+
+        public Duration getShutdownWait() {
+            return shutdownWait;
+        }
+
+        public void setShutdownWait(Duration shutdownWait) {
+            this.shutdownWait = shutdownWait;
         }
     }
 

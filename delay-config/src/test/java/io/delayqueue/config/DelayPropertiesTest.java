@@ -68,6 +68,7 @@ class DelayPropertiesTest {
                 Map.entry("delay.dispatch.timeout", "5s"),
                 Map.entry("delay.dispatch.max-in-flight", "400"),
                 Map.entry("delay.dispatch.max-in-flight-per-topic", "30"),
+                Map.entry("delay.dispatch.shutdown-wait", "3s"),
                 Map.entry("delay.retry.topics.order.backoff", "10ms,20ms"),
                 Map.entry("delay.retry.topics[order.paid].max-attempts", "3"),
                 Map.entry("delay.pull.default-ttr", "45s"),
@@ -93,6 +94,7 @@ class DelayPropertiesTest {
                         .dispatchTimeout(Duration.ofSeconds(5))
                         .maxInFlight(400)
                         .maxInFlightPerTopic(30)
+                        .shutdownWait(Duration.ofSeconds(3))
                         .topicRetries(Map.of(
                                 "order",
                                 new EngineConfig.TopicRetry(

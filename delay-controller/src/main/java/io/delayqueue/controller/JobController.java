@@ -73,15 +73,22 @@ public class JobController {
                 .thenApply(job -> ApiResponse.ok(job.orElse(null), job.isPresent() ? "reserved" : "no job ready"));
     }
 
+    /**
+     * Acknowledges a reserved job. {@code attempts}, the job's {@code attempts} as the consumer reserved it, makes
+     * the finish count only for that reservation: once it expired and the job was handed over again, the answer
+     * is 409 and nothing changes.
+     */
     @GetMapping("/finish")
-    public ResponseEntity<ApiResponse<String>> finishByQuery(@RequestParam(required = false) String jobId) {
-        engine.finish(jobId);
+    public ResponseEntity<ApiResponse<String>> finishByQuery(
+            @RequestParam(required = false) String jobId, @RequestParam(required = false) String attempts) {
+        engine.finish(jobId, parseAttempts(attempts));
         return ApiResponse.ok(jobId, "finished");
     }
 
     @PostMapping("/jobs/{id}/finish")
-    public ResponseEntity<ApiResponse<String>> finish(@PathVariable String id) {
-        return finishByQuery(id);
+    public ResponseEntity<ApiResponse<String>> finish(
+            @PathVariable String id, @RequestParam(required = false) String attempts) {
+        return finishByQuery(id, attempts);
     }
 
     /**
@@ -153,6 +160,17 @@ public class JobController {
             return Boolean.parseBoolean(value);
         }
         throw new DelayQueueException.InvalidField(name, "must be true or false");
+    }
+
+    private static Integer parseAttempts(String attempts) {
+        if (attempts == null || attempts.isEmpty()) {
+            return null;
+        }
+        try {
+            return Integer.parseInt(attempts);
+        } catch (NumberFormatException e) {
+            throw new DelayQueueException.InvalidField("attempts", "must be the job's attempts as it was reserved");
+        }
     }
 
     private static long parseTimeout(String timeout) {

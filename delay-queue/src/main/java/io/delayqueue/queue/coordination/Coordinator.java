@@ -27,6 +27,25 @@ public interface Coordinator extends AutoCloseable {
     /** Ends a pass begun by a successful {@link #tryBeginScan}, on the same thread. */
     default void endScan(int shard) {}
 
+    /**
+     * What proves this instance's current hold of {@code shard} (for ZooKeeper, the path of its lock or latch
+     * node): it changes whenever the instance takes the shard anew, and {@link #confirmTerm} tells whether it
+     * still holds. The engine takes a new owner epoch in the store for each term (see {@link
+     * io.delayqueue.queue.store.JobStore#takeEpoch}). {@code null} when the shard is not owned, or when ownership
+     * needs no fencing (standalone).
+     */
+    default String ownershipTerm(int shard) {
+        return null;
+    }
+
+    /**
+     * Asks the coordination service now (a round trip) whether {@code term} still holds: this instance has held
+     * {@code shard} without a break since the term began, so no other instance can have owned it meanwhile.
+     */
+    default boolean confirmTerm(int shard, String term) {
+        return true;
+    }
+
     /** This instance's role for {@code /stats} and health: {@code standalone}, {@code leader}, ... */
     String role();
 

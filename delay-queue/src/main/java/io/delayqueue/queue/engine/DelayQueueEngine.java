@@ -13,10 +13,12 @@ import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.store.ShardStats;
+import io.delayqueue.queue.store.StaleEpochException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,6 +37,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +77,9 @@ public final class DelayQueueEngine implements AutoCloseable {
             new Combiner<>(this::journalAndStore, EngineConfig.DEFAULT_MAX_BATCH_SIZE, 3);
 
     private final ShardScanner[] scanners;
+    /** Per shard: the owner epoch this instance took in the store, and the ownership term it was taken under. */
+    private final AtomicReferenceArray<Fence> fences;
+
     private final List<Thread> scannerThreads = new ArrayList<>();
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
     private final AtomicInteger reserveRotation = new AtomicInteger();
@@ -144,6 +150,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                 config.restorePageSize(),
                 config.shards(),
                 this::onScheduled);
+        this.fences = new AtomicReferenceArray<>(config.shards());
         this.scanners = new ShardScanner[config.shards()];
         for (int s = 0; s < scanners.length; s++) {
             scanners[s] = new ShardScanner(
@@ -348,17 +355,42 @@ public final class DelayQueueEngine implements AutoCloseable {
         return Optional.empty();
     }
 
-    /** Acknowledges a reserved job. Finishing a finished job again is fine. */
+    /** Acknowledges a reserved job in whichever attempt it is. Finishing a finished job again is fine. */
     public void finish(String id) {
+        finish(id, null);
+    }
+
+    /**
+     * Acknowledges a reserved job. With {@code attempts} (the job's {@code attempts} as the consumer reserved
+     * it), only while the job is still in that attempt: once that reservation expired and the job went on (it
+     * is ready again or reserved by another consumer), the finish is ignored, counted, and answered as a
+     * conflict, and the later attempt's own finish is the one that counts. Finishing a finished job again is
+     * fine.
+     *
+     * @param attempts the attempt the consumer holds, or {@code null} for whichever the job is in
+     */
+    public void finish(String id, Integer attempts) {
         ensureOpen();
         requireId(id);
+        if (attempts != null && attempts < 0) {
+            throw new DelayQueueException.InvalidField("attempts", "must be at least 0");
+        }
         long now = clock.millis();
-        Outcome outcome = store.finish(JobIds.shardOf(id, config.shards()), List.of(id), now)
+        Attempt attempt = attempts == null ? Attempt.any(id) : new Attempt(id, attempts);
+        Outcome outcome = store.finishAttempts(JobIds.shardOf(id, config.shards()), List.of(attempt), now)
                 .get(0);
         switch (outcome.result()) {
             case APPLIED -> journal.recordTransitions(List.of(Transition.of(
                     id, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, now, "finished by consumer")));
             case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);
+            case STALE -> {
+                pipeline.countStale();
+                throw new DelayQueueException.StateConflict(
+                        id,
+                        outcome.status(),
+                        "its reservation of attempt " + attempts + " is over (it expired and the job was handed"
+                                + " over again); the finish was ignored");
+            }
             case CONFLICT -> {
                 if (outcome.status() != JobStatus.FINISHED) {
                     throw new DelayQueueException.StateConflict(
@@ -610,6 +642,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                 lateness.snapshot(clock.millis()),
                 pipeline.dispatched(),
                 pipeline.failed(),
+                pipeline.stale(),
                 pullWaiters.waiting());
     }
 
@@ -635,7 +668,12 @@ public final class DelayQueueEngine implements AutoCloseable {
                             .join();
                     continue;
                 }
-                PassOutcome outcome = movePass(s, capacity, 0);
+                long epoch = epochFor(s);
+                if (epoch < 0) {
+                    pipeline.returnCapacity(capacity);
+                    break;
+                }
+                PassOutcome outcome = movePass(s, capacity, 0, epoch);
                 handedOver += outcome.handedOver;
                 sends.add(outcome.sends);
                 if (outcome.batch.scanned() < capacity) {
@@ -663,23 +701,65 @@ public final class DelayQueueEngine implements AutoCloseable {
     }
 
     private long scanOwnedShard(int shard) {
+        long epoch = epochFor(shard);
+        if (epoch < 0) {
+            return clock.millis() + config.maxScanSleep().toMillis();
+        }
         int capacity = pipeline.takeCapacity(config.scanBatchSize());
         if (capacity == 0) {
             // every in-flight slot is taken by sends not yet confirmed: look again shortly
             return clock.millis() + 5;
         }
-        DueBatch batch = movePass(shard, capacity, config.scanLead().toMillis()).batch;
+        DueBatch batch;
+        try {
+            batch = movePass(shard, capacity, config.scanLead().toMillis(), epoch).batch;
+        } catch (StaleEpochException e) {
+            // Another instance took the shard over since this one took its epoch (this one was paused or cut
+            // off), or a stale owner's late take raised it: take a new epoch next time, which needs the
+            // coordinator to confirm the ownership again first.
+            fences.set(shard, null);
+            log.warn("{}; not moving its jobs", e.getMessage());
+            return clock.millis() + config.maxScanSleep().toMillis();
+        }
         if (batch.scanned() >= capacity) {
             return Long.MIN_VALUE;
         }
         return batch.nextMoveAt().orElse(Long.MAX_VALUE);
     }
 
+    /** The owner epoch of a term of ownership, taken in the store. */
+    private record Fence(String term, long epoch) {}
+
+    /**
+     * The owner epoch to carry in the moves of {@code shard}: {@code 0} when the coordinator needs no fencing;
+     * for each new ownership term a new epoch taken in the store, used only once the coordinator confirmed that
+     * the term outlived the take (an instance paused between gaining the shard and taking its epoch must not move
+     * jobs with an epoch taken after another instance's); {@code -1} when this instance must not move them.
+     */
+    private long epochFor(int shard) {
+        String term = coordinator.ownershipTerm(shard);
+        if (term == null) {
+            return 0;
+        }
+        Fence fence = fences.get(shard);
+        if (fence != null && fence.term().equals(term)) {
+            return fence.epoch();
+        }
+        long epoch = store.takeEpoch(shard);
+        if (!coordinator.confirmTerm(shard, term)) {
+            log.warn("shard {}: ownership ended while taking an owner epoch; not moving its jobs", shard);
+            return -1;
+        }
+        fences.set(shard, new Fence(term, epoch));
+        log.info("shard {}: owner epoch {}", shard, epoch);
+        return epoch;
+    }
+
     /**
      * One move of a shard's due jobs and their hand-over. With a lead, push-topic jobs due within it are moved
      * too, and this waits for each one's due time before handing it over.
      */
-    private PassOutcome movePass(int shard, int capacity, long leadMs) {
+    private PassOutcome movePass(int shard, int capacity, long leadMs, long epoch) {
         long now = clock.millis();
         DueBatch batch;
         try {
@@ -689,7 +769,8 @@ public final class DelayQueueEngine implements AutoCloseable {
                     leadMs,
                     capacity,
                     routes.dueRouting(),
-                    config.dispatchTimeout().toMillis());
+                    config.dispatchTimeout().toMillis(),
+                    epoch);
         } catch (RuntimeException e) {
             pipeline.returnCapacity(capacity);
             throw e;
@@ -744,6 +825,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         while (from < byDue.size()) {
             long dueAt = Math.min(byDue.get(from).executeAt(), latest);
             waitUntil(dueAt, giveUpAt);
+            if (!coordinator.owns(shard)) {
+                // this instance lost the shard since the move (it may have been paused): the new owner sends them
+                pipeline.putBackUnsent(shard, byDue.subList(from, byDue.size()), "the shard's ownership was lost");
+                break;
+            }
             long handedAt = clock.millis();
             long now = Math.max(handedAt, dueAt);
             int to = from;
@@ -822,7 +908,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         }
     }
 
-    /** Stops scanning, answers waiting consumers, writes pending acknowledgements. */
+    /**
+     * Stops scanning, hands the shards over, answers waiting consumers, waits (up to {@link
+     * EngineConfig#shutdownWait()}) for the sends in flight to be confirmed and writes their acknowledgements,
+     * so that a graceful restart delivers none of them again. The journal, closed after the engine, commits them.
+     */
     @Override
     public void close() {
         State previous = state.getAndSet(State.CLOSED);
@@ -842,10 +932,13 @@ public final class DelayQueueEngine implements AutoCloseable {
         if (reconcileTimer != null) {
             reconcileTimer.shutdownNow();
         }
-        wakeUps.close();
-        pullWaiters.close();
-        pipeline.close();
+        // the scanners stopped: the other instances may take the shards while the sends in flight finish (they
+        // leave those jobs alone until their reservations expire)
         coordinator.close();
+        pullWaiters.close();
+        pipeline.close(config.shutdownWait());
+        // after the sends: a retry or put-back they schedule wakes the shard's new owner
+        wakeUps.close();
         log.info("delay-queue engine stopped");
     }
 }

@@ -7,23 +7,29 @@ import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -75,8 +81,11 @@ final class DispatchPipeline implements AutoCloseable {
     private final AtomicLong dispatched = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong deferred = new AtomicLong();
+    private final AtomicLong stale = new AtomicLong();
+    /** Sends not settled yet: each completes once its outcome is settled (acknowledgement queued, retry written). */
+    private final Set<CompletableFuture<?>> unsettled = ConcurrentHashMap.newKeySet();
 
-    private record Ack(int shard, String id) {}
+    private record Ack(int shard, Attempt attempt) {}
 
     DispatchPipeline(
             JobStore store,
@@ -146,6 +155,15 @@ final class DispatchPipeline implements AutoCloseable {
         return deferred.get();
     }
 
+    /** Outcomes ignored since start because their attempt was over (see {@link Attempt}). */
+    long stale() {
+        return stale.get();
+    }
+
+    void countStale() {
+        stale.incrementAndGet();
+    }
+
     DispatchLanes lanes() {
         return lanes;
     }
@@ -160,7 +178,7 @@ final class DispatchPipeline implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         List<CompletableFuture<?>> sends = new ArrayList<>(jobs.size());
-        Map<String, Long> noRoom = new LinkedHashMap<>();
+        Map<Attempt, Long> noRoom = new LinkedHashMap<>();
         long now = clock.millis();
         for (Job job : jobs) {
             String name = routes.dispatcherOf(job.topic());
@@ -175,20 +193,41 @@ final class DispatchPipeline implements AutoCloseable {
             }
             if (!lanes.tryAcquire(name, job.topic())) {
                 capacity.release();
-                noRoom.put(job.id(), now + busyRetryDelay(job, now));
+                noRoom.put(attemptOf(job), now + busyRetryDelay(job, now));
                 continue;
             }
-            sends.add(send(dispatcher, job).toCompletableFuture().handle((ok, error) -> {
-                lanes.release(name, job.topic());
-                capacity.release();
-                settle(shard, job, error);
-                return null;
-            }));
+            CompletableFuture<Void> settled = send(dispatcher, job)
+                    .toCompletableFuture()
+                    .handle((ok, error) -> {
+                        lanes.release(name, job.topic());
+                        capacity.release();
+                        settle(shard, job, error);
+                        return null;
+                    });
+            unsettled.add(settled);
+            settled.whenComplete((ok, error) -> unsettled.remove(settled));
+            sends.add(settled);
         }
         if (!noRoom.isEmpty()) {
             putBack(shard, noRoom, "topic or dispatcher at its in-flight limit");
         }
         return CompletableFuture.allOf(sends.toArray(CompletableFuture<?>[]::new));
+    }
+
+    /**
+     * Puts back jobs the caller holds one capacity slot each for and will not send (this instance stopped owning
+     * their shard since it moved them): due again at once, no attempt counted.
+     */
+    void putBackUnsent(int shard, List<Job> jobs, String reason) {
+        capacity.release(jobs.size());
+        long now = clock.millis();
+        Map<Attempt, Long> retryAt = new LinkedHashMap<>();
+        jobs.forEach(job -> retryAt.put(attemptOf(job), now));
+        putBack(shard, retryAt, reason);
+    }
+
+    private static Attempt attemptOf(Job job) {
+        return new Attempt(job.id(), job.attempts());
     }
 
     private static CompletionStage<Void> send(Dispatcher dispatcher, Job job) {
@@ -211,14 +250,14 @@ final class DispatchPipeline implements AutoCloseable {
     private void settle(int shard, Job job, Throwable error) {
         if (error == null) {
             dispatched.incrementAndGet();
-            acks.add(new Ack(shard, job.id()));
+            acks.add(new Ack(shard, attemptOf(job)));
             requestFlush();
             return;
         }
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (cause instanceof DispatchRejectedException) {
             long now = clock.millis();
-            putBack(shard, Map.of(job.id(), now + busyRetryDelay(job, now)), cause.getMessage());
+            putBack(shard, Map.of(attemptOf(job), now + busyRetryDelay(job, now)), cause.getMessage());
         } else {
             failed.incrementAndGet();
             scheduleRetry(shard, job, cause);
@@ -226,23 +265,28 @@ final class DispatchPipeline implements AutoCloseable {
     }
 
     /** Puts unsent jobs back to {@code DELAY} without counting an attempt. */
-    private void putBack(int shard, Map<String, Long> retryAtById, String reason) {
+    private void putBack(int shard, Map<Attempt, Long> retryAtByAttempt, String reason) {
         long now = clock.millis();
         Map<String, Outcome> outcomes;
         try {
-            outcomes = store.defer(shard, retryAtById);
+            outcomes = store.deferAttempts(shard, retryAtByAttempt);
         } catch (RuntimeException e) {
             log.warn(
                     "{} jobs were not sent ({}) and could not be put back ({}); they come back when their"
                             + " reservations expire",
-                    retryAtById.size(),
+                    retryAtByAttempt.size(),
                     reason,
                     e.toString());
             return;
         }
+        Map<String, Long> retryAtById = new HashMap<>();
+        retryAtByAttempt.forEach((attempt, at) -> retryAtById.put(attempt.id(), at));
         List<Transition> transitions = new ArrayList<>(outcomes.size());
         long earliest = Long.MAX_VALUE;
         for (var entry : outcomes.entrySet()) {
+            if (entry.getValue().result() == Outcome.Result.STALE) {
+                stale.incrementAndGet();
+            }
             if (entry.getValue().applied()) {
                 long at = retryAtById.get(entry.getKey());
                 earliest = Math.min(earliest, at);
@@ -273,7 +317,20 @@ final class DispatchPipeline implements AutoCloseable {
                         .getOrDefault(job.topic(), defaultRetryPolicy)
                         .backoffMillis(attempts);
         try {
-            Outcome outcome = store.retry(job.id(), retryAt);
+            Outcome outcome = store.retry(attemptOf(job), retryAt);
+            if (outcome.result() == Outcome.Result.STALE) {
+                // the reservation had expired and the job was delivered again: this failure counts nothing
+                stale.incrementAndGet();
+                log.info(
+                        "dispatch of job {} (topic {}) failed on attempt {} after that attempt was over ({}); ignored,"
+                                + " the job is {}",
+                        job.id(),
+                        job.topic(),
+                        attempts,
+                        cause.toString(),
+                        outcome.status());
+                return;
+            }
             if (outcome.applied()) {
                 boolean dead = outcome.status() == JobStatus.DEAD;
                 journal.recordTransitions(List.of(new Transition(
@@ -328,35 +385,71 @@ final class DispatchPipeline implements AutoCloseable {
 
     /** Writes every pending acknowledgement; {@code false} when the store failed (they are kept). */
     synchronized boolean flushNow() {
-        Map<Integer, List<String>> byShard = new TreeMap<>();
+        Map<Integer, List<Attempt>> byShard = new TreeMap<>();
         Ack ack;
         while ((ack = acks.poll()) != null) {
-            byShard.computeIfAbsent(ack.shard(), s -> new ArrayList<>()).add(ack.id());
+            byShard.computeIfAbsent(ack.shard(), s -> new ArrayList<>()).add(ack.attempt());
         }
         if (byShard.isEmpty()) {
             return true;
         }
         long now = clock.millis();
         for (var entry : byShard.entrySet()) {
-            List<String> ids = entry.getValue();
+            List<Attempt> sent = entry.getValue();
             List<Outcome> outcomes;
             try {
-                outcomes = store.finish(entry.getKey(), ids, now);
+                outcomes = store.finishAttempts(entry.getKey(), sent, now);
             } catch (RuntimeException e) {
-                log.warn("could not acknowledge {} dispatched jobs, will retry: {}", ids.size(), e.toString());
-                ids.forEach(id -> acks.add(new Ack(entry.getKey(), id)));
+                log.warn("could not acknowledge {} dispatched jobs, will retry: {}", sent.size(), e.toString());
+                sent.forEach(attempt -> acks.add(new Ack(entry.getKey(), attempt)));
                 return false;
             }
-            List<Transition> finished = new ArrayList<>(ids.size());
-            for (int i = 0; i < ids.size(); i++) {
-                if (outcomes.get(i).applied()) {
+            List<Transition> finished = new ArrayList<>(sent.size());
+            for (int i = 0; i < sent.size(); i++) {
+                Outcome outcome = outcomes.get(i);
+                if (outcome.applied()) {
                     finished.add(Transition.of(
-                            ids.get(i), JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, now, null));
+                            sent.get(i).id(), JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, now, null));
+                } else if (outcome.result() == Outcome.Result.STALE) {
+                    stale.incrementAndGet();
                 }
             }
             journal.recordTransitions(finished);
         }
         return true;
+    }
+
+    /** Sends handed to dispatchers whose outcome is not settled yet. */
+    int unsettled() {
+        return unsettled.size();
+    }
+
+    /**
+     * Waits up to {@code wait} for the sends in flight to be settled, then writes every acknowledgement.
+     * Call it once nothing dispatches any more (the scanners stopped). A send still unconfirmed after the wait
+     * stays {@code RESERVED} and is delivered again once its reservation expires (at least once, never lost);
+     * its outcome, should it come later, is dropped.
+     */
+    void close(Duration wait) {
+        List<CompletableFuture<?>> inFlight = List.copyOf(unsettled);
+        if (!inFlight.isEmpty()) {
+            log.info("waiting up to {} for {} sends in flight to be confirmed", wait, inFlight.size());
+            try {
+                CompletableFuture.allOf(inFlight.toArray(CompletableFuture<?>[]::new))
+                        .get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                log.warn(
+                        "{} sends were not confirmed within {}; they are delivered again once their reservations"
+                                + " expire",
+                        unsettled.size(),
+                        wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException e) {
+                // settling never throws; nothing to wait for
+            }
+        }
+        close();
     }
 
     @Override

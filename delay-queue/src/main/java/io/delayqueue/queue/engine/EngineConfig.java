@@ -32,7 +32,8 @@ public record EngineConfig(
         Duration reconcileGrace,
         int restorePageSize,
         int maxInFlightPerTopic,
-        Map<String, TopicRetry> topicRetries) {
+        Map<String, TopicRetry> topicRetries,
+        Duration shutdownWait) {
 
     public static final int DEFAULT_SHARDS = 8;
     public static final String DEFAULT_REDIS_PREFIX = "dq";
@@ -73,6 +74,11 @@ public record EngineConfig(
     public static final String PULL = "pull";
 
     public static final int DEFAULT_MAX_IN_FLIGHT_PER_TOPIC = 1000;
+    /**
+     * How long a graceful stop waits for sends in flight to be confirmed (and acknowledged) before it gives up
+     * on them; a send it gave up on is delivered again once its reservation expires.
+     */
+    public static final Duration DEFAULT_SHUTDOWN_WAIT = Duration.ofSeconds(10);
 
     public EngineConfig {
         retryBackoff = List.copyOf(retryBackoff);
@@ -134,6 +140,7 @@ public record EngineConfig(
         b.restorePageSize = restorePageSize;
         b.maxInFlightPerTopic = maxInFlightPerTopic;
         b.topicRetries = topicRetries;
+        b.shutdownWait = shutdownWait;
         return b;
     }
 
@@ -162,6 +169,7 @@ public record EngineConfig(
         private int restorePageSize = DEFAULT_RESTORE_PAGE_SIZE;
         private int maxInFlightPerTopic = DEFAULT_MAX_IN_FLIGHT_PER_TOPIC;
         private Map<String, TopicRetry> topicRetries = Map.of();
+        private Duration shutdownWait = DEFAULT_SHUTDOWN_WAIT;
 
         private Builder() {}
 
@@ -280,6 +288,11 @@ public record EngineConfig(
             return this;
         }
 
+        public Builder shutdownWait(Duration v) {
+            shutdownWait = v;
+            return this;
+        }
+
         public EngineConfig build() {
             require(shards >= 1 && shards <= 1024, "shards must be between 1 and 1024");
             require(redisPrefix != null && !redisPrefix.isBlank(), "redis prefix must not be empty");
@@ -307,6 +320,7 @@ public record EngineConfig(
             require(restorePageSize >= 1 && restorePageSize <= 10_000, "restore page size must be between 1 and 10000");
             require(maxInFlightPerTopic >= 1, "max in-flight per topic must be at least 1");
             require(topicRetries != null, "topic retries must not be null");
+            require(shutdownWait != null && !shutdownWait.isNegative(), "shutdown wait must not be negative");
             topicRetries.forEach((topic, retry) -> {
                 String what = "retry of topic " + topic + ": ";
                 require(retry != null, what + "must not be empty");
@@ -345,7 +359,8 @@ public record EngineConfig(
                     reconcileGrace,
                     restorePageSize,
                     maxInFlightPerTopic,
-                    topicRetries);
+                    topicRetries,
+                    shutdownWait);
         }
 
         private static void requirePositive(Duration d, String what) {

@@ -13,6 +13,8 @@ import java.util.Map;
  * @param lateness how late jobs were handed over in the last minute
  * @param dispatched sends confirmed since start
  * @param dispatchFailures sends failed since start
+ * @param staleOutcomes outcomes (finishes, failed sends, put-backs) ignored since start because the attempt they
+ *     belonged to was over: its reservation had expired and the job had been handed over again
  * @param pullWaiting consumers waiting in {@code GET /get/{topic}} right now
  */
 public record EngineStats(
@@ -23,4 +25,5 @@ public record EngineStats(
         LatenessRecorder.Snapshot lateness,
         long dispatched,
         long dispatchFailures,
+        long staleOutcomes,
         int pullWaiting) {}

@@ -2,6 +2,7 @@ package io.delayqueue.queue.store;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,13 +51,39 @@ public interface JobStore extends AutoCloseable {
      * after {@code now}, {@code RESERVED} until their due time + {@code dispatchTimeoutMs}. The caller must not
      * hand such a job over before its due time ({@link Job#executeAt()}). Nothing else is moved early.
      */
-    DueBatch moveDue(int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs);
+    default DueBatch moveDue(int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs) {
+        return moveDue(shard, now, leadMs, limit, routing, dispatchTimeoutMs, 0);
+    }
+
+    /**
+     * {@link #moveDue(int, long, long, int, DueRouting, long)} fenced by the owner's epoch: refused, moving
+     * nothing, when the shard's epoch is higher than {@code epoch} (another instance took the shard over since
+     * this one took its epoch); a higher {@code epoch} than the store holds is stored. {@code 0}: unfenced.
+     *
+     * @throws StaleEpochException when refused
+     */
+    DueBatch moveDue(
+            int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs, long epoch);
+
+    /**
+     * Takes a new owner epoch for {@code shard}, higher than every one taken before: an instance that becomes the
+     * shard's owner takes one and carries it in its moves, which refuses the moves of every earlier owner.
+     */
+    long takeEpoch(int shard);
 
     /** Reserves the next {@code READY} job of {@code topic} in {@code shard} until {@code now + ttr}. */
     Optional<Job> reserve(String topic, int shard, long now);
 
-    /** Acknowledges {@code RESERVED} jobs of one shard; outcomes in the order of {@code ids}. */
-    List<Outcome> finish(int shard, List<String> ids, long now);
+    /**
+     * Acknowledges {@code RESERVED} jobs of one shard, each only while it is still in the given attempt (else
+     * {@link Outcome.Result#STALE}); outcomes in the order of {@code attempts}.
+     */
+    List<Outcome> finishAttempts(int shard, List<Attempt> attempts, long now);
+
+    /** Acknowledges {@code RESERVED} jobs of one shard in whichever attempt they are; outcomes in order. */
+    default List<Outcome> finish(int shard, List<String> ids, long now) {
+        return finishAttempts(shard, ids.stream().map(Attempt::any).toList(), now);
+    }
 
     /**
      * Begins to cancel a {@code DELAY} or {@code READY} job: it is {@code DELETED} at once, so nothing delivers
@@ -88,18 +115,34 @@ public interface JobStore extends AutoCloseable {
     /** Those of {@code ids} whose delete is pending. */
     Set<String> pendingDeletesAmong(List<String> ids);
 
-    /** A send failed: schedules the {@code RESERVED} job again at {@code retryAt}, or {@code DEAD}s it. */
-    Outcome retry(String id, long retryAt);
+    /**
+     * The send of {@code attempt} failed: counts it and schedules the {@code RESERVED} job again at {@code
+     * retryAt}, or {@code DEAD}s it. A failure of an attempt the job has left behind counts nothing ({@link
+     * Outcome.Result#STALE}).
+     */
+    Outcome retry(Attempt attempt, long retryAt);
+
+    /** {@link #retry(Attempt, long)} of whichever attempt the job is in. */
+    default Outcome retry(String id, long retryAt) {
+        return retry(Attempt.any(id), retryAt);
+    }
 
     /**
      * Puts back {@code RESERVED} jobs of one shard whose send was not attempted: {@code DELAY} again at the
      * given time, without counting an attempt. Their due time ({@code executeAt}) stays, so it still tells
-     * how late they are.
+     * how late they are. A job no longer in the given attempt is left alone ({@link Outcome.Result#STALE}).
      *
-     * @param retryAtById job id to the epoch ms at which it is due again
-     * @return the outcome per id
+     * @param retryAtByAttempt job and attempt to the epoch ms at which it is due again
+     * @return the outcome per job id
      */
-    Map<String, Outcome> defer(int shard, Map<String, Long> retryAtById);
+    Map<String, Outcome> deferAttempts(int shard, Map<Attempt, Long> retryAtByAttempt);
+
+    /** {@link #deferAttempts} of whichever attempt each job is in. */
+    default Map<String, Outcome> defer(int shard, Map<String, Long> retryAtById) {
+        Map<Attempt, Long> byAttempt = new LinkedHashMap<>();
+        retryAtById.forEach((id, at) -> byAttempt.put(Attempt.any(id), at));
+        return deferAttempts(shard, byAttempt);
+    }
 
     /** The oldest (by last due time) {@code limit} dead jobs of {@code topic} in one shard. */
     List<Job> listDead(String topic, int shard, int limit);

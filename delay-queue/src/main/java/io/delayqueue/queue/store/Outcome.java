@@ -15,7 +15,12 @@ public record Outcome(Result result, JobStatus status) {
         /** No such job. */
         NOT_FOUND,
         /** The job's status does not allow the transition; {@link #status()} tells which it has. */
-        CONFLICT
+        CONFLICT,
+        /**
+         * The outcome belongs to an attempt the job has left behind (its reservation expired, or a send of it
+         * failed, and the job went on): ignored; {@link #status()} is the job's status now.
+         */
+        STALE
     }
 
     public boolean applied() {

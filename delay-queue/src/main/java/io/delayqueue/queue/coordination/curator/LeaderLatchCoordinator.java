@@ -43,6 +43,7 @@ public final class LeaderLatchCoordinator implements Coordinator {
     private final ReentrantReadWriteLock passes = new ReentrantReadWriteLock();
 
     private final ConnectionStateListener connectionListener = (c, newState) -> connectionChanged(newState);
+    private final SessionLiveness liveness;
     private volatile OwnershipListener listener = () -> {};
     private volatile boolean connected;
     private volatile boolean leading;
@@ -56,6 +57,7 @@ public final class LeaderLatchCoordinator implements Coordinator {
         this.path = ZKPaths.makePath(basePath, "leader");
         this.id = id;
         this.latch = new LeaderLatch(client, path, id);
+        this.liveness = new SessionLiveness(client, path, () -> listener.ownershipChanged());
     }
 
     /** Joins the election; returns at once (leadership comes, if at all, once ZooKeeper answers). */
@@ -80,6 +82,7 @@ public final class LeaderLatchCoordinator implements Coordinator {
                 reassess();
             }
         });
+        liveness.start();
         try {
             latch.start();
         } catch (Exception e) {
@@ -116,9 +119,10 @@ public final class LeaderLatchCoordinator implements Coordinator {
         }
     }
 
+    /** Leading, and ZooKeeper answered recently (see {@link SessionLiveness}). */
     @Override
     public boolean owns(int shard) {
-        return leading;
+        return leading && liveness.answeredRecently();
     }
 
     @Override
@@ -126,7 +130,7 @@ public final class LeaderLatchCoordinator implements Coordinator {
         if (!passes.readLock().tryLock()) {
             return false;
         }
-        if (leading) {
+        if (owns(shard)) {
             return true;
         }
         passes.readLock().unlock();
@@ -136,6 +140,17 @@ public final class LeaderLatchCoordinator implements Coordinator {
     @Override
     public void endScan(int shard) {
         passes.readLock().unlock();
+    }
+
+    /** The path of this instance's latch node that made it the leader: ZooKeeper keeps it while the session lives. */
+    @Override
+    public String ownershipTerm(int shard) {
+        return leading ? latch.getLastPathIsLeader() : null;
+    }
+
+    @Override
+    public boolean confirmTerm(int shard, String term) {
+        return leading && term.equals(latch.getLastPathIsLeader()) && SessionLiveness.existsNow(client, term);
     }
 
     @Override
@@ -171,6 +186,7 @@ public final class LeaderLatchCoordinator implements Coordinator {
             Thread.currentThread().interrupt();
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
+        liveness.close();
         try {
             latch.close();
         } catch (IOException | RuntimeException e) {

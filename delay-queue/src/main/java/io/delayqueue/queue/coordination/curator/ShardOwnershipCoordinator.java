@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
@@ -67,7 +68,11 @@ public final class ShardOwnershipCoordinator implements Coordinator {
     private final String membersPath;
     private final String shardsPath;
     private final PersistentNode member;
-    private final InterProcessMutex[] locks;
+    private final ShardLock[] locks;
+    /** Per shard: the path of this instance's lock node while it holds the lock (the ownership term), or null. */
+    private final AtomicReferenceArray<String> terms;
+
+    private final SessionLiveness liveness;
     /** Per shard: scan passes hold the read lock; handing the shard over takes the write lock. */
     private final ReentrantReadWriteLock[] passes;
     /** Per shard: the connection epoch in which this instance last confirmed holding its lock, or -1. */
@@ -108,12 +113,14 @@ public final class ShardOwnershipCoordinator implements Coordinator {
                 false,
                 ZKPaths.makePath(membersPath, id),
                 id.getBytes(StandardCharsets.UTF_8));
-        this.locks = new InterProcessMutex[shards];
+        this.locks = new ShardLock[shards];
+        this.terms = new AtomicReferenceArray<>(shards);
+        this.liveness = new SessionLiveness(client, membersPath, () -> listener.ownershipChanged());
         this.passes = new ReentrantReadWriteLock[shards];
         this.ownedInEpoch = new AtomicLongArray(shards);
         this.held = new boolean[shards];
         for (int s = 0; s < shards; s++) {
-            locks[s] = new InterProcessMutex(client, ZKPaths.makePath(shardsPath, Integer.toString(s)));
+            locks[s] = new ShardLock(client, ZKPaths.makePath(shardsPath, Integer.toString(s)));
             passes[s] = new ReentrantReadWriteLock();
             ownedInEpoch.set(s, -1);
         }
@@ -131,6 +138,7 @@ public final class ShardOwnershipCoordinator implements Coordinator {
             connected = client.getZookeeperClient().isConnected();
         }
         member.start();
+        liveness.start();
         balancer = new Thread(this::balanceUntilClosed, "delay-shard-balancer");
         balancer.setDaemon(true);
         balancer.start();
@@ -151,9 +159,21 @@ public final class ShardOwnershipCoordinator implements Coordinator {
         wake();
     }
 
+    /** Confirmed in the current connection epoch, and ZooKeeper answered recently (see {@link SessionLiveness}). */
     @Override
     public boolean owns(int shard) {
-        return connected && ownedInEpoch.get(shard) == epoch.get();
+        return connected && ownedInEpoch.get(shard) == epoch.get() && liveness.answeredRecently();
+    }
+
+    /** The path of this instance's lock node of the shard: ZooKeeper keeps it while the session lives. */
+    @Override
+    public String ownershipTerm(int shard) {
+        return owns(shard) ? terms.get(shard) : null;
+    }
+
+    @Override
+    public boolean confirmTerm(int shard, String term) {
+        return term.equals(terms.get(shard)) && SessionLiveness.existsNow(client, term);
     }
 
     @Override
@@ -272,6 +292,7 @@ public final class ShardOwnershipCoordinator implements Coordinator {
                 handOver(s);
             } else if (!held[s] && wanted) {
                 if (locks[s].acquire(0, TimeUnit.MILLISECONDS)) {
+                    terms.set(s, locks[s].lockPath());
                     held[s] = true;
                     heldSession = session;
                     gained = true;
@@ -322,6 +343,7 @@ public final class ShardOwnershipCoordinator implements Coordinator {
     /** Stops scanning {@code shard}, waits for its pass in progress, then releases its lock. */
     private void handOver(int shard) {
         ownedInEpoch.set(shard, -1);
+        terms.set(shard, null);
         ReentrantReadWriteLock.WriteLock quiet = passes[shard].writeLock();
         boolean waited = false;
         try {
@@ -368,11 +390,23 @@ public final class ShardOwnershipCoordinator implements Coordinator {
             return;
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
+        liveness.close();
         wake();
         try {
             balancer.join(TimeUnit.SECONDS.toMillis(CLOSE_WAIT_SECONDS * 2));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A shard's lock that tells the path of its node (the thread that acquired it must ask). */
+    private static final class ShardLock extends InterProcessMutex {
+        ShardLock(CuratorFramework client, String path) {
+            super(client, path);
+        }
+
+        String lockPath() {
+            return getLockPath();
         }
     }
 }

@@ -4,11 +4,13 @@ import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.store.ShardStats;
+import io.delayqueue.queue.store.StaleEpochException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -130,8 +132,14 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public DueBatch moveDue(int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs) {
-        List<String> args = new ArrayList<>(7 + routing.exceptions().size());
+    public long takeEpoch(int shard) {
+        return call(() -> redis.incr(keys.epoch(shard)));
+    }
+
+    @Override
+    public DueBatch moveDue(
+            int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs, long epoch) {
+        List<String> args = new ArrayList<>(8 + routing.exceptions().size());
         args.add(keys.tag(shard));
         args.add(Long.toString(now));
         args.add(Integer.toString(limit));
@@ -139,8 +147,15 @@ public final class RedisJobStore implements JobStore {
         args.add(Long.toString(dispatchTimeoutMs));
         args.add(Integer.toString(PURGE_PER_MOVE));
         args.add(Long.toString(leadMs));
+        args.add(Long.toString(epoch));
         args.addAll(routing.exceptions());
-        List<?> reply = (List<?>) call(() -> moveDue.run(redis, shardKeys(shard), args));
+        List<String> k = new ArrayList<>(shardKeys(shard));
+        k.add(keys.epoch(shard));
+        Object result = call(() -> moveDue.run(redis, k, args));
+        if (result instanceof Long current) {
+            throw new StaleEpochException(shard, epoch, current);
+        }
+        List<?> reply = (List<?>) result;
 
         List<?> dispatchReply = (List<?>) reply.get(0);
         List<Job> toDispatch = new ArrayList<>(dispatchReply.size() / 2);
@@ -182,16 +197,19 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public List<Outcome> finish(int shard, List<String> ids, long now) {
-        if (ids.isEmpty()) {
+    public List<Outcome> finishAttempts(int shard, List<Attempt> attempts, long now) {
+        if (attempts.isEmpty()) {
             return List.of();
         }
-        List<String> args = new ArrayList<>(ids.size() + 2);
+        List<String> args = new ArrayList<>(attempts.size() * 2 + 2);
         args.add(Long.toString(now));
         args.add(Long.toString(retentionMs));
-        args.addAll(ids);
+        for (Attempt attempt : attempts) {
+            args.add(attempt.id());
+            args.add(attempt.argument());
+        }
         List<?> reply = (List<?>) call(() -> finish.run(redis, shardKeys(shard), args));
-        List<Outcome> outcomes = new ArrayList<>(ids.size());
+        List<Outcome> outcomes = new ArrayList<>(attempts.size());
         for (int i = 0; i < reply.size(); i += 2) {
             outcomes.add(outcome(reply.get(i), reply.get(i + 1)));
         }
@@ -267,24 +285,25 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public Outcome retry(String id, long retryAt) {
-        int shard = shardOf(id);
-        List<?> reply = (List<?>)
-                call(() -> retry.run(redis, shardKeys(shard), List.of(keys.tag(shard), id, Long.toString(retryAt))));
+    public Outcome retry(Attempt attempt, long retryAt) {
+        int shard = shardOf(attempt.id());
+        List<String> args = List.of(keys.tag(shard), attempt.id(), Long.toString(retryAt), attempt.argument());
+        List<?> reply = (List<?>) call(() -> retry.run(redis, shardKeys(shard), args));
         return outcome(reply.get(0), reply.size() > 1 ? reply.get(1) : null);
     }
 
     @Override
-    public Map<String, Outcome> defer(int shard, Map<String, Long> retryAtById) {
-        if (retryAtById.isEmpty()) {
+    public Map<String, Outcome> deferAttempts(int shard, Map<Attempt, Long> retryAtByAttempt) {
+        if (retryAtByAttempt.isEmpty()) {
             return Map.of();
         }
-        List<String> ids = new ArrayList<>(retryAtById.size());
-        List<String> args = new ArrayList<>(retryAtById.size() * 2);
-        retryAtById.forEach((id, at) -> {
-            ids.add(id);
-            args.add(id);
+        List<String> ids = new ArrayList<>(retryAtByAttempt.size());
+        List<String> args = new ArrayList<>(retryAtByAttempt.size() * 3);
+        retryAtByAttempt.forEach((attempt, at) -> {
+            ids.add(attempt.id());
+            args.add(attempt.id());
             args.add(Long.toString(at));
+            args.add(attempt.argument());
         });
         List<?> reply = (List<?>) call(() -> defer.run(redis, shardKeys(shard), args));
         Map<String, Outcome> outcomes = new LinkedHashMap<>();
@@ -439,10 +458,14 @@ public final class RedisJobStore implements JobStore {
     private static Outcome outcome(Object code, Object status) {
         long c = (Long) code;
         JobStatus s = status == null ? null : JobStatus.valueOf((String) status);
-        if (c == 1L) {
-            return new Outcome(Outcome.Result.APPLIED, s);
-        }
-        return new Outcome(c == 0L ? Outcome.Result.NOT_FOUND : Outcome.Result.CONFLICT, s);
+        Outcome.Result result =
+                switch ((int) c) {
+                    case 1 -> Outcome.Result.APPLIED;
+                    case 0 -> Outcome.Result.NOT_FOUND;
+                    case 3 -> Outcome.Result.STALE;
+                    default -> Outcome.Result.CONFLICT;
+                };
+        return new Outcome(result, s);
     }
 
     private static long parseScore(String score) {

@@ -57,6 +57,14 @@ public final class RedisKeys {
         return tag(shard) + ":delete-undo";
     }
 
+    /**
+     * The highest owner epoch taken for the shard ({@link RedisJobStore#takeEpoch}); moves carrying a lower one
+     * are refused.
+     */
+    public String epoch(int shard) {
+        return tag(shard) + ":epoch";
+    }
+
     public String dead(int shard, String topic) {
         return tag(shard) + ":dead:" + topic;
     }

@@ -1,8 +1,9 @@
--- Acknowledges RESERVED jobs. ARGV: now, retention, ids...
--- Returns per id: 1, 'FINISHED' when finished now; 0, false when unknown; 2, status otherwise.
+-- Acknowledges RESERVED jobs. ARGV: now, retention, then pairs of id, attempt (see stale).
+-- Returns per id: 1, 'FINISHED' when finished now; 0, false when unknown; 3, status when the attempt is stale;
+-- 2, status otherwise.
 local retention = tonumber(ARGV[2])
 local out = {}
-for i = 3, #ARGV do
+for i = 3, #ARGV, 2 do
   local id = ARGV[i]
   local v = redis.call('HGET', KEYS[1], id)
   if not v then
@@ -10,7 +11,10 @@ for i = 3, #ARGV do
     out[#out + 1] = false
   else
     local j = parse(v)
-    if j.st == 'RESERVED' then
+    if stale(j, ARGV[i + 1]) then
+      out[#out + 1] = 3
+      out[#out + 1] = j.st
+    elseif j.st == 'RESERVED' then
       redis.call('ZREM', KEYS[2], id)
       redis.call('ZADD', KEYS[4], tonumber(ARGV[1]) + retention, id)
       transition(id, j, 'FINISHED')

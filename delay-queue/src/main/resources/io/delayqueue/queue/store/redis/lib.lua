@@ -19,6 +19,15 @@ local function render(j)
     .. j.topic .. '|' .. j.json
 end
 
+-- Outcomes are fenced by attempt: a finish, retry or defer names the attempt it is the outcome of (the job's
+-- attempts count when it was reserved; '' for whichever reservation the job has now). Every expired
+-- reservation and every failed send counts an attempt, so an outcome whose attempt is not the job's is stale
+-- (its reservation ended and the job went on without it) and changes nothing. Requeuing a dead job counts
+-- from 0 again, so only an outcome older than the job's last death could pass for a current one.
+local function stale(j, attempt)
+  return attempt ~= '' and j.at ~= tonumber(attempt)
+end
+
 -- Jobs per status change by these amounts in this call; written to KEYS[3] once, when the script ends
 -- (LuaScript wraps every script so that flush_counts runs after it), not twice per job moved.
 local count_deltas = {}

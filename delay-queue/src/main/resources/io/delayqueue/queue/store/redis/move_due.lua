@@ -6,9 +6,22 @@
 -- their due time + dispatch timeout): the caller hands each over at its due time, and the round trip of
 -- this move is already behind it then. Nothing else is taken before it is due.
 -- Also purges up to `purge` final jobs whose retention ended. O(log N) per item, no list scans.
--- ARGV: tag, now, limit, defaultPull (1/0), dispatchTimeout, purge, lead, then topics routed against the
+-- Fenced by the owner's epoch (KEYS[5], the shard's highest epoch taken): a move carrying a lower epoch than
+-- the shard's is refused and moves nothing, so an owner that was paused while another took the shard over
+-- cannot move its jobs when it wakes. A higher epoch is stored (the key was lost with Redis' data); 0: unfenced.
+-- ARGV: tag, now, limit, defaultPull (1/0), dispatchTimeout, purge, lead, epoch, then topics routed against the
 -- default. Returns dispatch (id, value pairs), ready, dead, expired, the entries moved (the limit when
--- more may be due), and when the next move is wanted (false: the bucket is empty).
+-- more may be due), and when the next move is wanted (false: the bucket is empty); a refused move returns
+-- the shard's epoch alone.
+local epoch = tonumber(ARGV[8])
+if epoch > 0 then
+  local current = tonumber(redis.call('GET', KEYS[5]) or '0')
+  if current > epoch then
+    return current
+  elseif current < epoch then
+    redis.call('SET', KEYS[5], ARGV[8])
+  end
+end
 local tag = ARGV[1]
 local now = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
@@ -18,7 +31,7 @@ local purge = tonumber(ARGV[6])
 local lead = tonumber(ARGV[7])
 local horizon = now + lead
 local flipped = {}
-for i = 8, #ARGV do flipped[ARGV[i]] = true end
+for i = 9, #ARGV do flipped[ARGV[i]] = true end
 
 local dispatch, ready, dead, expired = {}, {}, {}, {}
 

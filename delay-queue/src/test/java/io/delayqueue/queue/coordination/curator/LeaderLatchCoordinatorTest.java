@@ -93,4 +93,23 @@ class LeaderLatchCoordinatorTest {
         closing.join(WAIT.toMillis());
         Await.until(WAIT, () -> b.owns(3), "b took over after the pass");
     }
+
+    @Test
+    void a_new_leader_has_a_new_ownership_term_and_the_old_leaders_term_no_longer_confirms() throws Exception {
+        LeaderLatchCoordinator a = started("a", new AtomicInteger());
+        Await.until(WAIT, () -> a.owns(0), "the first instance leads");
+        LeaderLatchCoordinator b = started("b", new AtomicInteger());
+        String termOfA = a.ownershipTerm(0);
+        assertThat(termOfA).isNotNull();
+        assertThat(a.confirmTerm(0, termOfA)).isTrue();
+        assertThat(b.ownershipTerm(0)).as("a follower has no term").isNull();
+
+        a.close();
+        Await.until(WAIT, () -> b.owns(0), "the second instance took over");
+
+        assertThat(b.ownershipTerm(0)).isNotNull().isNotEqualTo(termOfA);
+        assertThat(b.confirmTerm(0, b.ownershipTerm(0))).isTrue();
+        assertThat(b.confirmTerm(0, termOfA)).isFalse();
+        assertThat(a.confirmTerm(0, termOfA)).as("the old leader's own term").isFalse();
+    }
 }

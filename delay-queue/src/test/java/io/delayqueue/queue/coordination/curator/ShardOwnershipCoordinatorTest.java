@@ -140,4 +140,23 @@ class ShardOwnershipCoordinatorTest {
         awaitDivided(List.of(a, b));
         assertThat(owned(b)).contains(moving);
     }
+
+    @Test
+    void a_shard_that_moves_gets_a_new_ownership_term_and_the_old_owners_term_no_longer_confirms() throws Exception {
+        ShardOwnershipCoordinator a = join("a", new AtomicInteger());
+        Await.until(WAIT, () -> owned(a).size() == SHARDS, "the only member owns every shard");
+        String termOfA = a.ownershipTerm(0);
+        assertThat(termOfA).isNotNull();
+        assertThat(a.confirmTerm(0, termOfA)).isTrue();
+
+        ShardOwnershipCoordinator b = join("b", new AtomicInteger());
+        a.close();
+        Await.until(WAIT, () -> b.owns(0), "the second member took shard 0");
+
+        assertThat(b.ownershipTerm(0)).isNotNull().isNotEqualTo(termOfA);
+        assertThat(b.confirmTerm(0, b.ownershipTerm(0))).isTrue();
+        assertThat(b.confirmTerm(0, termOfA)).isFalse();
+        assertThat(a.ownershipTerm(0)).isNull();
+        assertThat(a.confirmTerm(0, termOfA)).as("the old owner's own term").isFalse();
+    }
 }

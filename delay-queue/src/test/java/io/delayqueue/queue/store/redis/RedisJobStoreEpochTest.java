@@ -1,0 +1,91 @@
+package io.delayqueue.queue.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.store.DueRouting;
+import io.delayqueue.queue.store.StaleEpochException;
+import io.delayqueue.queue.testing.RedisFixture;
+import io.delayqueue.queue.testing.TestIds;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Moves fenced by the owner's epoch, on the real Redis: a move with an older owner's epoch moves nothing. */
+class RedisJobStoreEpochTest {
+    private static final int SHARDS = 2;
+    private static final long T0 = 1_700_000_000_000L;
+    private static final long DISPATCH_TIMEOUT = 5_000;
+    private static final DueRouting ALL_PUSH = new DueRouting(false, Set.of());
+
+    private RedisFixture redis;
+    private RedisJobStore store;
+
+    @BeforeEach
+    void setUp() {
+        redis = new RedisFixture();
+        store = redis.store(SHARDS, Duration.ofMinutes(1));
+    }
+
+    @AfterEach
+    void tearDown() {
+        redis.close();
+    }
+
+    private Job pushed(long due) {
+        String id = TestIds.inShard(0, SHARDS);
+        Job job = new Job(id, "t", null, null, "body", due, 1_000, 5, null, 0, T0, JobStatus.DELAY, 0);
+        assertThat(store.push(List.of(job))).containsExactly(true);
+        return job;
+    }
+
+    @Test
+    void each_epoch_taken_is_higher_than_the_last_and_lives_beside_the_shards_keys() {
+        long first = store.takeEpoch(0);
+        long second = store.takeEpoch(0);
+        assertThat(second).isGreaterThan(first);
+        assertThat(redis.keys().epoch(0)).startsWith(redis.keys().tag(0));
+        assertThat(store.takeEpoch(1)).as("shards count apart").isEqualTo(1);
+    }
+
+    @Test
+    void a_move_with_an_older_owners_epoch_is_refused_and_moves_nothing() {
+        long stale = store.takeEpoch(0);
+        Job reserved = pushed(T0);
+        store.moveDue(0, T0, 0, 10, ALL_PUSH, DISPATCH_TIMEOUT, stale); // now RESERVED by the old owner
+        Job due = pushed(T0 + 10);
+        long current = store.takeEpoch(0); // a new owner took the shard
+
+        assertThatThrownBy(() -> store.moveDue(0, T0 + DISPATCH_TIMEOUT, 0, 10, ALL_PUSH, DISPATCH_TIMEOUT, stale))
+                .isInstanceOfSatisfying(StaleEpochException.class, e -> {
+                    assertThat(e.epoch()).isEqualTo(stale);
+                    assertThat(e.current()).isEqualTo(current);
+                });
+        assertThat(store.find(due.id()).orElseThrow().status()).isEqualTo(JobStatus.DELAY);
+        assertThat(store.find(reserved.id()).orElseThrow().attempts())
+                .as("its expired reservation was not counted")
+                .isZero();
+
+        assertThat(store.moveDue(0, T0 + DISPATCH_TIMEOUT, 0, 10, ALL_PUSH, DISPATCH_TIMEOUT, current)
+                        .toDispatch())
+                .extracting(Job::id)
+                .containsExactlyInAnyOrder(reserved.id(), due.id());
+    }
+
+    @Test
+    void an_epoch_above_the_stored_one_is_kept_so_a_lost_key_fences_again() {
+        long taken = store.takeEpoch(0);
+        redis.redis().del(redis.keys().epoch(0)); // Redis lost it
+        pushed(T0);
+        store.moveDue(0, T0, 0, 10, ALL_PUSH, DISPATCH_TIMEOUT, taken + 5);
+
+        assertThatThrownBy(() -> store.moveDue(0, T0, 0, 10, ALL_PUSH, DISPATCH_TIMEOUT, taken))
+                .isInstanceOf(StaleEpochException.class);
+        assertThat(store.takeEpoch(0)).isGreaterThan(taken + 5);
+    }
+}
