@@ -1,5 +1,8 @@
 package io.delayqueue.core;
 
+import dev.failsafe.Failsafe;
+import dev.failsafe.RetryPolicy;
+import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.config.DelayProperties;
 import io.delayqueue.controller.TokenFilter;
 import io.delayqueue.queue.coordination.Coordinator;
@@ -16,19 +19,23 @@ import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.redis.RedisJobStore;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.apache.ibatis.session.SqlSessionFactory;
 import org.apache.ibatis.transaction.jdbc.JdbcTransactionFactory;
 import org.mybatis.spring.boot.autoconfigure.SqlSessionFactoryBeanCustomizer;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ApplicationRunner;
+import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
@@ -60,12 +67,16 @@ public class DelayQueueConfiguration {
         return properties.toEngineConfig();
     }
 
-    /** Lazy: started only when {@link #redisClient} needs it (no uri, and neither Sentinel nor Cluster). */
+    /**
+     * Lazy: started only when {@link #redisClient} needs it (no uri, and neither Sentinel nor Cluster). When it
+     * keeps dying, the service stops with status 1.
+     */
     @Bean(destroyMethod = "close")
     @Lazy
     @ConditionalOnProperty(name = "delay.redis.uri", havingValue = "embedded", matchIfMissing = true)
-    public EmbeddedRedis embeddedRedis() {
-        return new EmbeddedRedis();
+    public EmbeddedRedis embeddedRedis(ConfigurableApplicationContext context) {
+        return new EmbeddedRedis(
+                EmbeddedRedis.defaultHome(), () -> System.exit(SpringApplication.exit(context, () -> 1)));
     }
 
     @Bean(destroyMethod = "close")
@@ -129,17 +140,48 @@ public class DelayQueueConfiguration {
         return new MyBatisJournal(sessions.getObject(), j.toSettings(), clock);
     }
 
-    /** Restores from the journal once started, by default when Redis is the embedded (empty) one. */
+    /**
+     * Restores from the journal once started, by default when Redis is the embedded (empty) one, and each time
+     * the embedded Redis was started again after it died (empty again).
+     */
     @Bean
     public ApplicationRunner restoreOnStart(
-            DelayProperties properties, DelayQueueEngine engine, ObjectProvider<EmbeddedRedis> embedded) {
+            DelayProperties properties,
+            DelayQueueEngine engine,
+            ObjectProvider<EmbeddedRedis> embedded,
+            UnifiedJedis redis) {
         return args -> {
+            Logger log = LoggerFactory.getLogger(DelayQueueConfiguration.class);
+            // not for Sentinel or Cluster: asking the lazy bean would start an embedded Redis nobody uses
+            EmbeddedRedis embeddedRedis =
+                    RedisDeployments.configured(properties.getRedis()) ? null : embedded.getIfAvailable();
+            boolean journaled = properties.getJournal().getMode() != JournalMode.OFF;
             Boolean configured = properties.getJournal().getRestoreOnStart();
-            boolean wanted = configured != null ? configured : embedded.getIfAvailable() != null;
-            if (wanted && properties.getJournal().getMode() != JournalMode.OFF) {
+            boolean wanted = configured != null ? configured : embeddedRedis != null;
+            if (wanted && journaled) {
                 RestoreReport report = engine.restore(true);
-                LoggerFactory.getLogger(DelayQueueConfiguration.class)
-                        .info("restored from the journal at start-up: {}", report);
+                log.info("restored from the journal at start-up: {}", report);
+            }
+            if (embeddedRedis != null) {
+                // Each idle pooled connection still leads to the dead server and would fail once: drop them.
+                // Connections in use fail once and are dropped too, so a restore that meets one tries again.
+                RetryPolicy<RestoreReport> untilRedisAnswers = RetryPolicy.<RestoreReport>builder()
+                        .handle(DelayQueueException.Unavailable.class)
+                        .withBackoff(Duration.ofMillis(100), Duration.ofSeconds(2))
+                        .withMaxRetries(10)
+                        .build();
+                embeddedRedis.onRestart(() -> {
+                    if (redis instanceof JedisPooled pooled) {
+                        pooled.getPool().clear();
+                    }
+                    if (journaled) {
+                        log.info(
+                                "restored from the journal after the embedded Redis restarted: {}",
+                                Failsafe.with(untilRedisAnswers).get(() -> engine.restore(true)));
+                    } else {
+                        log.error("the embedded Redis restarted empty, and without a journal its jobs are lost");
+                    }
+                });
             }
         };
     }

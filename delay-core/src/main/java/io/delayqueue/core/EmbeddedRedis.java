@@ -1,40 +1,395 @@
 package io.delayqueue.core;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.embedded.RedisServer;
+import redis.embedded.core.ExecutableProvider;
 
 /**
  * A real redis-server (the binary shipped in {@code com.github.codemonstur:embedded-redis}) on a free
- * loopback port, for the default run when {@code delay.redis.uri} is unset. It keeps nothing on disk.
+ * loopback port, for the default run when {@code delay.redis.uri} is unset. It keeps nothing on disk, and it
+ * lives and dies with the service:
+ *
+ * <ul>
+ *   <li>Each instance has a directory of its own under a per-user {@linkplain #defaultHome() home}, holding
+ *       the binary and a record of who started it ({@code instance.properties}: the service's pid and start
+ *       time, redis-server's pid). On start, every directory whose service is gone is cleaned up: its
+ *       redis-server is killed if it is still running from that directory (so never someone else's process
+ *       that reused the pid), and the directory removed. That is what a {@code kill -9} of the service left.
+ *   <li>On Linux, redis-server is started through {@code setpriv --pdeathsig KILL}, so the kernel kills it
+ *       when the service dies, even by {@code kill -9}. The parent-death signal follows the thread that
+ *       started the process, so one supervisor thread, living as long as this object, starts it every time.
+ *   <li>If redis-server dies while the service runs, the supervisor starts it again on the same port (the
+ *       clients reconnect to it) and tells the {@linkplain #onRestart listeners}, which restore the queue from
+ *       the journal. After {@value #MAX_RESTARTS} restarts within {@link #RESTART_WINDOW} it gives up and runs
+ *       the give-up action (the service stops, with an error saying why).
+ * </ul>
  */
 public final class EmbeddedRedis implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedRedis.class);
 
-    private final RedisServer server;
-    private final int port;
+    static final int MAX_RESTARTS = 5;
+    static final Duration RESTART_WINDOW = Duration.ofMinutes(1);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+    /** A directory without a record is being set up by a live service, unless it is older than this. */
+    private static final Duration UNRECORDED_GRACE = Duration.ofMinutes(1);
 
+    static final String RECORD = "instance.properties";
+    private static final String READY = "Ready to accept connections";
+
+    private final Path dir;
+    private final Path executable;
+    private final int port;
+    private final Runnable giveUp;
+    private final List<Runnable> restartListeners = new CopyOnWriteArrayList<>();
+    private final CompletableFuture<Void> firstStart = new CompletableFuture<>();
+    private final Deque<Instant> restarts = new ArrayDeque<>();
+    private final Thread supervisor;
+    private volatile Process process;
+    private volatile boolean closing;
+
+    /** In the {@linkplain #defaultHome() per-user home}; gives up by exiting the JVM with status 1. */
     public EmbeddedRedis() {
-        this.port = freePort();
+        this(defaultHome(), () -> System.exit(1));
+    }
+
+    /**
+     * Cleans up what dead services left in {@code home}, then starts redis-server and waits until it accepts
+     * connections.
+     *
+     * @param giveUp run (on a thread of its own) when redis-server keeps dying
+     */
+    public EmbeddedRedis(Path home, Runnable giveUp) {
+        this.giveUp = giveUp;
         try {
-            this.server = RedisServer.newRedisServer()
-                    .bind("127.0.0.1")
-                    .port(port)
-                    .setting("save \"\"")
-                    .setting("appendonly no")
-                    .build();
-            server.start();
+            createPrivateDirectories(home);
+            cleanUpStale(home);
+            ProcessHandle self = ProcessHandle.current();
+            this.dir = Files.createTempDirectory(home, self.pid() + "-");
+            writeRecord(dir, self, null);
+            this.executable = ExecutableProvider.newJarResourceProvider(dir.toFile())
+                    .get()
+                    .toPath();
         } catch (IOException e) {
-            throw new UncheckedIOException("could not start the embedded Redis", e);
+            throw new UncheckedIOException("could not prepare the embedded Redis in " + home, e);
         }
-        log.info("embedded Redis started on 127.0.0.1:{} (set delay.redis.uri to use your own)", port);
+        this.port = freePort();
+        this.supervisor = new Thread(this::supervise, "embedded-redis-supervisor");
+        supervisor.setDaemon(true);
+        supervisor.start();
+        try {
+            firstStart.get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException | InterruptedException e) {
+            close();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new IllegalStateException("could not start the embedded Redis: " + cause.getMessage(), cause);
+        }
+        log.info(
+                "embedded Redis started on 127.0.0.1:{}, pid {} (set delay.redis.uri to use your own)",
+                port,
+                process.pid());
+    }
+
+    /** {@code <java.io.tmpdir>/delay-queue-<user>/embedded-redis}: where instances are kept and looked for. */
+    public static Path defaultHome() {
+        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
+        return Path.of(System.getProperty("java.io.tmpdir"), "delay-queue-" + user, "embedded-redis");
     }
 
     public String uri() {
         return "redis://127.0.0.1:" + port;
+    }
+
+    /** This instance's directory (binary and record), removed on {@link #close()}. */
+    Path dir() {
+        return dir;
+    }
+
+    /** The running redis-server's pid. */
+    long pid() {
+        return process.pid();
+    }
+
+    /**
+     * Runs {@code listener} (on a thread of its own) each time redis-server was started again after it died:
+     * it is empty then.
+     */
+    public void onRestart(Runnable listener) {
+        restartListeners.add(listener);
+    }
+
+    // ---- the supervisor ----
+
+    private void supervise() {
+        boolean first = true;
+        while (!closing) {
+            Deque<String> output = new ArrayDeque<>();
+            boolean ready = false;
+            int exit;
+            try {
+                Process p = start();
+                process = p;
+                writeRecord(dir, ProcessHandle.current(), p.pid());
+                // reads until redis-server exits (or is killed), which closes its output
+                try (BufferedReader out =
+                        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                    for (String line = out.readLine(); line != null; line = out.readLine()) {
+                        log.debug("redis-server: {}", line);
+                        output.addLast(line);
+                        if (output.size() > 20) {
+                            output.removeFirst();
+                        }
+                        if (!ready && line.contains(READY)) {
+                            ready = true;
+                            if (first) {
+                                firstStart.complete(null);
+                            } else {
+                                announceRestart();
+                            }
+                        }
+                    }
+                }
+                exit = p.waitFor();
+            } catch (IOException e) {
+                output.addLast(e.toString());
+                exit = -1;
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (closing) {
+                return;
+            }
+            if (first && !ready) {
+                firstStart.completeExceptionally(new IOException("redis-server exited with status " + exit
+                        + " before it accepted connections: " + String.join(" | ", output)));
+                return;
+            }
+            first = false;
+            Instant now = Instant.now();
+            restarts.addLast(now);
+            while (restarts.peekFirst().isBefore(now.minus(RESTART_WINDOW))) {
+                restarts.removeFirst();
+            }
+            if (restarts.size() > MAX_RESTARTS) {
+                log.error(
+                        "the embedded Redis on 127.0.0.1:{} died {} times within {} s (last status {}: {}); giving"
+                                + " up and stopping the service. Set delay.redis.uri to use a Redis of your own",
+                        port,
+                        restarts.size(),
+                        RESTART_WINDOW.toSeconds(),
+                        exit,
+                        String.join(" | ", output));
+                Thread stop = new Thread(giveUp, "embedded-redis-give-up");
+                stop.start();
+                return;
+            }
+            log.error(
+                    "the embedded Redis on 127.0.0.1:{} exited with status {}; starting it again, and the queue"
+                            + " from the journal",
+                    port,
+                    exit);
+            try {
+                Thread.sleep(100L << Math.min(restarts.size() - 1, 4));
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private Process start() throws IOException {
+        List<String> command = new ArrayList<>();
+        parentDeathSignal().ifPresent(setpriv -> command.addAll(List.of(setpriv, "--pdeathsig", "KILL", "--")));
+        command.addAll(List.of(
+                executable.toString(),
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString()));
+        return new ProcessBuilder(command)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
+    }
+
+    private void announceRestart() {
+        Thread t = new Thread(
+                () -> {
+                    for (Runnable listener : restartListeners) {
+                        try {
+                            listener.run();
+                        } catch (RuntimeException e) {
+                            log.error("a listener of the embedded Redis's restart failed", e);
+                        }
+                    }
+                },
+                "embedded-redis-restarted");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** {@code setpriv} on Linux (util-linux), which sets the parent-death signal and runs the command. */
+    private static Optional<String> parentDeathSignal() {
+        if (!System.getProperty("os.name", "").startsWith("Linux")) {
+            return Optional.empty();
+        }
+        String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
+        return Stream.concat(Stream.of(path.split(":")), Stream.of("/usr/bin", "/bin"))
+                .filter(d -> !d.isEmpty())
+                .map(d -> Path.of(d, "setpriv"))
+                .filter(Files::isExecutable)
+                .map(Path::toString)
+                .findFirst();
+    }
+
+    // ---- what dead services left ----
+
+    /**
+     * Kills the redis-servers of services that are gone and removes their directories; returns how many
+     * directories were removed. A redis-server is only killed if its executable lies in the directory.
+     */
+    static int cleanUpStale(Path home) throws IOException {
+        int removed = 0;
+        List<Path> dirs;
+        try (Stream<Path> list = Files.list(home)) {
+            dirs = list.filter(Files::isDirectory).toList();
+        }
+        for (Path candidate : dirs) {
+            Path record = candidate.resolve(RECORD);
+            if (!Files.exists(record)) {
+                FileTime modified = Files.getLastModifiedTime(candidate);
+                if (modified.toInstant().isBefore(Instant.now().minus(UNRECORDED_GRACE))) {
+                    deleteRecursively(candidate);
+                    removed++;
+                }
+                continue;
+            }
+            Properties p = new Properties();
+            try (var in = Files.newInputStream(record)) {
+                p.load(in);
+            } catch (IOException | IllegalArgumentException unreadable) {
+                continue; // being written by a live service (records are moved into place whole)
+            }
+            long owner = Long.parseLong(p.getProperty("service.pid", "-1"));
+            if (isAlive(owner, p.getProperty("service.start", ""))) {
+                continue;
+            }
+            String redisPid = p.getProperty("redis.pid");
+            if (redisPid != null) {
+                Optional<ProcessHandle> orphan =
+                        ProcessHandle.of(Long.parseLong(redisPid)).filter(h -> runsFrom(h, candidate));
+                if (orphan.isPresent()) {
+                    ProcessHandle h = orphan.get();
+                    h.destroyForcibly();
+                    try {
+                        h.onExit().get(10, TimeUnit.SECONDS);
+                    } catch (ExecutionException | TimeoutException e) {
+                        log.warn("could not kill the orphaned embedded Redis, pid {}: {}", h.pid(), e.toString());
+                        continue;
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return removed;
+                    }
+                    log.warn("killed the embedded Redis (pid {}) that service process {} left running", h.pid(), owner);
+                }
+            }
+            deleteRecursively(candidate);
+            removed++;
+        }
+        return removed;
+    }
+
+    private static boolean isAlive(long pid, String start) {
+        return ProcessHandle.of(pid).filter(h -> start.equals(startOf(h))).isPresent();
+    }
+
+    private static String startOf(ProcessHandle h) {
+        return h.info().startInstant().map(Instant::toString).orElse("");
+    }
+
+    private static boolean runsFrom(ProcessHandle h, Path dir) {
+        try {
+            Path real = dir.toRealPath();
+            return h.info()
+                    .command()
+                    .map(c -> Path.of(c).startsWith(real) || Path.of(c).startsWith(dir))
+                    .orElse(false);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Written whole (a temporary file moved into place): a reader never sees half of it. */
+    private static void writeRecord(Path dir, ProcessHandle service, Long redisPid) throws IOException {
+        Properties p = new Properties();
+        p.setProperty("service.pid", Long.toString(service.pid()));
+        p.setProperty("service.start", startOf(service));
+        if (redisPid != null) {
+            p.setProperty("redis.pid", Long.toString(redisPid));
+        }
+        Path tmp = dir.resolve(RECORD + ".tmp");
+        try (var out = Files.newOutputStream(tmp)) {
+            p.store(out, "an embedded Redis of delay-queue; removed by the next start once this service is gone");
+        }
+        try {
+            Files.move(tmp, dir.resolve(RECORD), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, dir.resolve(RECORD), StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    private static void createPrivateDirectories(Path home) throws IOException {
+        if (Files.isDirectory(home)) {
+            return;
+        }
+        Files.createDirectories(home);
+        try {
+            Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwx------"));
+        } catch (UnsupportedOperationException notPosix) {
+            // Windows: the temp directory is the user's own
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     private static int freePort() {
@@ -46,12 +401,35 @@ public final class EmbeddedRedis implements AutoCloseable {
         }
     }
 
+    /** Stops redis-server and removes this instance's directory. */
     @Override
     public void close() {
+        closing = true;
+        Process p = process;
+        if (p != null) {
+            p.destroy();
+            try {
+                if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    p.waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (supervisor != null && Thread.currentThread() != supervisor) {
+            try {
+                supervisor.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         try {
-            server.stop();
+            if (dir != null) {
+                deleteRecursively(dir);
+            }
         } catch (IOException e) {
-            log.warn("embedded Redis did not stop cleanly: {}", e.toString());
+            log.warn("could not remove the embedded Redis's directory {}: {}", dir, e.toString());
         }
     }
 }

@@ -35,6 +35,9 @@ public final class ServiceProcess implements AutoCloseable {
     private final Map<String, Integer> printed;
     private final Deque<String> tail = new ArrayDeque<>();
     private final List<String> infoLines = new ArrayList<>();
+    /** Output lines other than printed jobs, the first 10,000. */
+    private final List<String> logLines = new ArrayList<>();
+
     private final Thread reader;
 
     private ServiceProcess(String name, Process process, int port, Map<String, Integer> printed, Path log) {
@@ -52,6 +55,14 @@ public final class ServiceProcess implements AutoCloseable {
      * (shared between runs, so that a restarted service adds to the same counts).
      */
     public static ServiceProcess start(String name, List<String> args, Map<String, Integer> printed) {
+        return start(name, args, printed, null);
+    }
+
+    /**
+     * As {@link #start(String, List, Map)}, in {@code workDir} (null: this JVM's): where the default journal
+     * ({@code ./data}, an H2 file) lives.
+     */
+    public static ServiceProcess start(String name, List<String> args, Map<String, Integer> printed, Path workDir) {
         if (!Files.isRegularFile(EXEC_JAR)) {
             throw new IllegalStateException(
                     EXEC_JAR.toAbsolutePath()
@@ -63,13 +74,17 @@ public final class ServiceProcess implements AutoCloseable {
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-Xmx384m");
         command.add("-jar");
-        command.add(EXEC_JAR.toString());
+        command.add(EXEC_JAR.toAbsolutePath().toString());
         command.add("--server.port=" + port);
         command.addAll(args);
         Path log = Path.of("target", "service-" + name + ".log");
         try {
             Files.createDirectories(log.getParent());
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            if (workDir != null) {
+                builder.directory(workDir.toFile());
+            }
+            Process p = builder.start();
             return new ServiceProcess(name, p, port, printed, log);
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + command, e);
@@ -106,11 +121,19 @@ public final class ServiceProcess implements AutoCloseable {
                     if (line.contains("restored from the journal")) {
                         infoLines.add(line);
                     }
+                    if (logLines.size() < 10_000) {
+                        logLines.add(line);
+                    }
                 }
             }
         } catch (IOException e) {
             // the process died; what was read is counted
         }
+    }
+
+    /** The service JVM's process id. */
+    public long pid() {
+        return process.pid();
     }
 
     public int port() {
@@ -152,6 +175,13 @@ public final class ServiceProcess implements AutoCloseable {
             throw new AssertionError(name + " survived kill -9 for 30 s");
         }
         reader.join(TimeUnit.SECONDS.toMillis(10));
+    }
+
+    /** Output lines (other than printed jobs) that contain {@code text}. */
+    public List<String> linesContaining(String text) {
+        synchronized (tail) {
+            return logLines.stream().filter(l -> l.contains(text)).toList();
+        }
     }
 
     /** Output lines mentioning a restore from the journal. */

@@ -12,9 +12,11 @@ import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
 import java.net.InetAddress;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLIntegrityConstraintViolationException;
 import java.sql.SQLTransactionRollbackException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -80,6 +82,8 @@ public final class MyBatisJournal implements Journal {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong rowsWritten = new AtomicLong();
     private final AtomicLong transientFailures = new AtomicLong();
+    /** Whether the database is H2, whose commits must be forced to disk by hand; known at the first write. */
+    private volatile Boolean h2;
     /**
      * A group that lost a deadlock (or a lock wait, or a race on a client-supplied id with another writer) is
      * rolled back whole and written again at once: InnoDB expects a deadlock victim to re-issue its
@@ -301,8 +305,13 @@ public final class MyBatisJournal implements Journal {
                         if (e.done() != null) {
                             queuedRows.addAndGet(-e.rows());
                             e.done()
-                                    .completeExceptionally(new DelayQueueException.Unavailable(
-                                            "the journal database is unavailable: " + rootMessage(failure), failure));
+                                    .completeExceptionally(
+                                            failure instanceof DelayQueueException.OutcomeUnknown
+                                                    ? failure
+                                                    : new DelayQueueException.Unavailable(
+                                                            "the journal database is unavailable: "
+                                                                    + rootMessage(failure),
+                                                            failure));
                         } else {
                             pending.add(e);
                         }
@@ -434,6 +443,7 @@ public final class MyBatisJournal implements Journal {
                 // forced: MyBatis commits (and rolls back) only a session it saw write, and the inserts
                 // bypass it
                 session.commit(true);
+                forceToDisk(session.getConnection());
                 commits.incrementAndGet();
                 rowsWritten.addAndGet(newJobs.size() + logRows.size());
             } catch (RuntimeException | Error failure) {
@@ -448,6 +458,34 @@ public final class MyBatisJournal implements Journal {
             }
         }
         return existingByEntry;
+    }
+
+    /**
+     * Makes a commit durable where the database does not: H2 (the embedded default) keeps a committed
+     * transaction in memory and writes its store out later ({@code WRITE_DELAY}, 500 ms by default), and even a
+     * written store is in the OS's cache, not forced to the device. {@code CHECKPOINT SYNC} writes the store and
+     * forces the file ({@code FileChannel.force}), so an answered push survives {@code kill -9}, an OS crash and
+     * a power loss, as on InnoDB with its default {@code innodb_flush_log_at_trx_commit=1}. One per group,
+     * shared by every push in it. MySQL and MariaDB need nothing more than their commit.
+     *
+     * <p>A failure here comes after the commit: the rows are committed but perhaps not on disk, so the callers'
+     * outcome is unknown, not refused.
+     */
+    private void forceToDisk(Connection connection) {
+        try {
+            Boolean isH2 = h2;
+            if (isH2 == null) {
+                h2 = isH2 = "H2".equals(connection.getMetaData().getDatabaseProductName());
+            }
+            if (isH2) {
+                try (Statement sync = connection.createStatement()) {
+                    sync.execute("CHECKPOINT SYNC");
+                }
+            }
+        } catch (SQLException e) {
+            throw new DelayQueueException.OutcomeUnknown(
+                    "the journal committed but could not force the commit to disk: " + e.getMessage(), e);
+        }
     }
 
     private static Set<String> existing(JournalMapper mapper, List<Job> jobs) {

@@ -1,11 +1,14 @@
 package io.delayqueue.queue.store.redis;
 
+import dev.failsafe.Failsafe;
+import dev.failsafe.RetryPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -14,6 +17,7 @@ import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
  * One script of the store, run by EVALSHA. The server caches scripts by SHA1; after a restart or a
@@ -49,12 +53,40 @@ final class LuaScript {
         return name;
     }
 
+    /**
+     * One run. In a cluster, {@code JedisCluster} follows MOVED (renewing its slot cache) and ASK itself; a
+     * TRYAGAIN (the shard's slot is being migrated and its keys are split between the nodes, or some of the
+     * script's keys do not exist yet) is tried again until the migration is through, within {@link
+     * #MIGRATION_RETRY}. A redirected or TRYAGAIN call was not run: trying it again runs it once.
+     */
     Object run(UnifiedJedis redis, List<String> keys, List<String> args) {
+        try {
+            return runOnce(redis, keys, args);
+        } catch (JedisDataException e) {
+            if (!isTryAgain(e)) {
+                throw e;
+            }
+            return Failsafe.with(MIGRATION_RETRY).get(() -> runOnce(redis, keys, args));
+        }
+    }
+
+    private Object runOnce(UnifiedJedis redis, List<String> keys, List<String> args) {
         try {
             return redis.evalsha(sha, keys, args);
         } catch (JedisNoScriptException e) {
             return redis.eval(source, keys, args);
         }
+    }
+
+    private static final RetryPolicy<Object> MIGRATION_RETRY = RetryPolicy.builder()
+            .handleIf(LuaScript::isTryAgain)
+            .withBackoff(Duration.ofMillis(5), Duration.ofMillis(200))
+            .withMaxDuration(Duration.ofSeconds(5))
+            .withMaxRetries(-1)
+            .build();
+
+    private static boolean isTryAgain(Throwable e) {
+        return e instanceof JedisDataException && String.valueOf(e.getMessage()).startsWith("TRYAGAIN");
     }
 
     /** The arguments of one run: its keys and its arguments. */
@@ -65,6 +97,11 @@ final class LuaScript {
      * different shards and, in a cluster, on different nodes); the replies in the order of the calls. A call
      * answered NOSCRIPT is sent again in full. The calls are independent: each is atomic on its own, as
      * every script run is.
+     *
+     * <p>In a cluster, Jedis's pipeline sends each call to the node its slot cache names, and neither follows
+     * a MOVED or ASK reply nor renews the cache; such a call (and one answered TRYAGAIN while its slot
+     * migrates) was not run, so it is run again alone by {@link #run}, which follows the redirect and renews
+     * the cache for the next pipelines. Only calls redirected pay that round trip; each call still runs once.
      */
     List<Object> runAll(UnifiedJedis redis, List<Call> calls) {
         if (calls.isEmpty()) {
@@ -86,10 +123,13 @@ final class LuaScript {
             try {
                 reply = responses.get(i).get();
             } catch (JedisDataException e) {
-                if (!String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
+                if (e instanceof JedisRedirectionException || isTryAgain(e)) {
+                    reply = run(redis, calls.get(i).keys(), calls.get(i).args());
+                } else if (String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
+                    reply = redis.eval(source, calls.get(i).keys(), calls.get(i).args());
+                } else {
                     throw e;
                 }
-                reply = redis.eval(source, calls.get(i).keys(), calls.get(i).args());
             }
             replies.add(reply);
         }
