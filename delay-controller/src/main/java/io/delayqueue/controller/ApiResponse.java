@@ -1,5 +1,6 @@
 package io.delayqueue.controller;
 
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 
 /**
@@ -12,7 +13,10 @@ public record ApiResponse<T>(boolean success, int code, T data, String message) 
         return ResponseEntity.ok(new ApiResponse<>(true, 200, data, message));
     }
 
+    /** An error; always JSON, whatever the request's {@code Accept} asked for (else it would become a 406). */
     public static ResponseEntity<ApiResponse<Void>> error(int status, String message) {
-        return ResponseEntity.status(status).body(new ApiResponse<>(false, status, null, message));
+        return ResponseEntity.status(status)
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(new ApiResponse<>(false, status, null, message));
     }
 }
