@@ -2,6 +2,7 @@ package io.delayqueue.controller;
 
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.web.servlet.error.ErrorController;
@@ -12,9 +13,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The envelope for errors raised outside the controllers, which the servlet container forwards to {@code
- * server.error.path}: Tomcat's own (a body whose chunked encoding is broken, say) and those of filters. It
- * replaces Spring Boot's {@code BasicErrorController}, whose answer is no envelope (and HTML for browsers).
- * Errors Tomcat raises before a request reaches the application are answered by {@link
+ * server.error.path}: Tomcat's own (a body whose chunked encoding is broken, a {@code TRACE}) and those of
+ * filters. It replaces Spring Boot's {@code BasicErrorController}, whose answer is no envelope (and HTML for
+ * browsers). Errors Tomcat raises before a request reaches the application are answered by {@link
  * JsonErrorReportValve}.
  */
 @RestController
@@ -46,7 +47,7 @@ public class ApiErrorController implements ErrorController {
      */
     static String describe(int status, String message, Throwable cause) {
         HttpStatus known = HttpStatus.resolve(status);
-        String reason = known != null ? known.getReasonPhrase().toLowerCase(java.util.Locale.ROOT) : "error " + status;
+        String reason = known != null ? known.getReasonPhrase().toLowerCase(Locale.ROOT) : "error " + status;
         if (status >= 500) {
             return cause != null ? reason + ": " + cause.getClass().getSimpleName() : reason;
         }

@@ -12,8 +12,8 @@ import org.apache.coyote.ActionCode;
 /**
  * Tomcat's error report, as the JSON envelope instead of an HTML page: for the errors Tomcat answers before
  * a request reaches the application or its error page, such as a malformed request line, a path that is not
- * well-formed UTF-8, an encoded {@code /} in a path or an unsupported {@code Transfer-Encoding}. It also
- * fills in a body for an error status set without one (Tomcat's 405 to {@code TRACE}). Install it on the
+ * well-formed UTF-8, an encoded {@code /} in a path, a header over the size limit or an unsupported {@code
+ * Transfer-Encoding}. It also fills in a body for an error status that was set without one. Install it on the
  * host in place of Tomcat's {@link ErrorReportValve}.
  */
 public class JsonErrorReportValve extends ErrorReportValve {
