@@ -613,6 +613,23 @@ class StrictInputTest {
     }
 
     @Test
+    void a_push_asking_for_html_is_answered_in_json_with_the_truth() {
+        long before = TestDatabase.queryLong(DATABASE, "SELECT COUNT(*) FROM delay_queue_job");
+
+        Answer a = send(
+                "POST", "/push", utf8("{\"topic\":\"strict\",\"body\":\"x\",\"delay\":600000}"), JSON, "text/html");
+
+        assertThat(a.status()).as("push: %s", a).isEqualTo(200);
+        assertThat(a.contentType()).startsWith("application/json");
+        assertThat(a.json().path("success").asBoolean()).isTrue();
+        assertThat(TestDatabase.queryLong(DATABASE, "SELECT COUNT(*) FROM delay_queue_job"))
+                .isEqualTo(before + 1);
+        assertThat(send("DELETE", "/jobs/" + a.json().path("data").asText(), null, null, JSON)
+                        .status())
+                .isEqualTo(200);
+    }
+
+    @Test
     void a_post_without_a_body_needs_no_content_type() {
         Answer a = send("POST", "/dead/strict/requeue", null, null, JSON);
 
