@@ -1,28 +1,42 @@
 package io.delayqueue.common;
 
 import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer;
+import com.fasterxml.jackson.databind.deser.std.StringDeserializer;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.CharBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.stream.Collectors;
 
 /**
  * JSON for jobs and push requests (Jackson). Requests are read strictly: unknown fields, strings for
  * numbers, numbers for strings and fractions for integers are rejected with an {@link
- * DelayQueueException.InvalidField} that names the field, instead of being silently coerced.
+ * DelayQueueException.InvalidField} that names the field, instead of being silently coerced. A request is
+ * stored exactly or refused: bytes that are not well-formed UTF-8 ({@link StrictUtf8}), a string holding a
+ * lone surrogate ({@code "\uD800"}, which no UTF-8 column or Redis client could store as given) and a key
+ * given twice in one object (Jackson would keep the last) are refused too.
  */
 public final class JsonCodec {
     private static final ObjectMapper STRICT = JsonMapper.builder()
@@ -31,7 +45,12 @@ public final class JsonCodec {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
             .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .addModule(new SimpleModule("well-formed-strings").addDeserializer(String.class, new WellFormedStrings()))
             .build();
+    /** The start of the message of Jackson's {@code STRICT_DUPLICATE_DETECTION} error (a plain parse error). */
+    private static final String DUPLICATE_FIELD = "Duplicate field '";
+
     private static final ObjectMapper WRITER = JsonMapper.builder().build();
     private static final TypeReference<List<PushRequest>> REQUEST_LIST = new TypeReference<>() {};
 
@@ -87,18 +106,25 @@ public final class JsonCodec {
     /** Parses a JSON array of push requests; a bad element fails naming {@code [index].field}. */
     public static List<PushRequest> readPushRequests(byte[] json) {
         requireDocument(json, '[', "a JSON array of jobs");
-        try {
-            return STRICT.readValue(json, REQUEST_LIST);
-        } catch (IOException e) {
-            throw invalid(e, "");
-        }
+        return readStrict(json, STRICT.getTypeFactory().constructType(REQUEST_LIST), "");
     }
 
     private static <T> T readStrict(byte[] json, Class<T> type, String pathPrefix) {
+        return readStrict(json, STRICT.getTypeFactory().constructType(type), pathPrefix);
+    }
+
+    private static <T> T readStrict(byte[] json, JavaType type, String pathPrefix) {
+        CharBuffer text = StrictUtf8.decode(json, "body", "of the request");
+        JsonParser parser;
         try {
-            return STRICT.readValue(json, type);
+            parser = STRICT.createParser(text.array(), text.arrayOffset(), text.remaining());
         } catch (IOException e) {
-            throw invalid(e, pathPrefix);
+            throw new UncheckedIOException(e);
+        }
+        try (parser) {
+            return STRICT.readValue(parser, type);
+        } catch (IOException e) {
+            throw invalid(e, parser, pathPrefix);
         }
     }
 
@@ -115,7 +141,11 @@ public final class JsonCodec {
         throw new DelayQueueException.InvalidField("body", "of the request must be " + what);
     }
 
-    private static DelayQueueException.InvalidField invalid(IOException e, String pathPrefix) {
+    private static DelayQueueException.InvalidField invalid(IOException e, JsonParser parser, String pathPrefix) {
+        DelayQueueException.InvalidField duplicate = duplicateField(e, parser, pathPrefix);
+        if (duplicate != null) {
+            return duplicate;
+        }
         if (e instanceof JsonParseException p) {
             return new DelayQueueException.InvalidField(
                     "body", "of the request is not valid JSON: " + withoutSource(p.getOriginalMessage()));
@@ -124,6 +154,9 @@ public final class JsonCodec {
             String field = pathPrefix + path(m.getPath());
             if (field.isEmpty()) {
                 field = "body";
+            }
+            if (e instanceof LoneSurrogate) {
+                return new DelayQueueException.InvalidField(field, m.getOriginalMessage());
             }
             if (e instanceof UnrecognizedPropertyException u) {
                 return new DelayQueueException.InvalidField(
@@ -142,6 +175,32 @@ public final class JsonCodec {
             return new DelayQueueException.InvalidField(field, "is invalid: " + m.getOriginalMessage());
         }
         return new DelayQueueException.InvalidField("body", "of the request cannot be read: " + e.getMessage());
+    }
+
+    /**
+     * The key given twice, named by its path ({@code topic}, {@code [1].topic}), if {@code e} (or its cause,
+     * when a collection wrapped it) is Jackson's duplicate-key error; the parser's context is still at that key.
+     */
+    private static DelayQueueException.InvalidField duplicateField(
+            IOException e, JsonParser parser, String pathPrefix) {
+        Throwable cause = e;
+        while (cause != null
+                && !(cause instanceof JsonParseException p
+                        && p.getOriginalMessage() != null
+                        && p.getOriginalMessage().startsWith(DUPLICATE_FIELD))) {
+            cause = cause.getCause();
+        }
+        if (cause == null) {
+            return null;
+        }
+        List<String> segments = new ArrayList<>();
+        for (JsonStreamContext c = parser.getParsingContext(); c != null && !c.inRoot(); c = c.getParent()) {
+            segments.add(c.inArray() ? "[" + c.getCurrentIndex() + "]" : "." + c.getCurrentName());
+        }
+        Collections.reverse(segments);
+        String field = (pathPrefix + String.join("", segments)).replaceFirst("^\\.", "");
+        return new DelayQueueException.InvalidField(
+                field, "is given twice in one object; give each field once (nothing is silently dropped)");
     }
 
     /** Jackson's messages end with a location blurb that means nothing to a client. */
@@ -167,5 +226,64 @@ public final class JsonCodec {
             return "an array";
         }
         return "an object";
+    }
+
+    /**
+     * Strings as {@link StringDeserializer} reads them (with its coercion rules), refused when they hold a
+     * lone surrogate: JSON lets {@code "\uD800"} through, but no UTF-8 store can keep it as given (Java's
+     * UTF-8 encoder, under Jedis and the JDBC driver, turns it into {@code ?}).
+     */
+    private static final class WellFormedStrings extends StdScalarDeserializer<String> {
+        WellFormedStrings() {
+            super(String.class);
+        }
+
+        @Override
+        public String deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+            String value = StringDeserializer.instance.deserialize(p, ctxt);
+            int at = loneSurrogateAt(value);
+            if (at >= 0) {
+                throw new LoneSurrogate(
+                        p,
+                        String.format(
+                                "holds a lone surrogate \\u%04X at character %d; text must be well-formed Unicode"
+                                        + " (a character beyond U+FFFF is escaped as a pair, e.g."
+                                        + " \\uD83D\\uDE00)",
+                                (int) value.charAt(at), at));
+            }
+            return value;
+        }
+
+        @Override
+        public LogicalType logicalType() {
+            return LogicalType.Textual;
+        }
+
+        @Override
+        public Object getEmptyValue(DeserializationContext ctxt) {
+            return "";
+        }
+
+        private static int loneSurrogateAt(String s) {
+            if (s == null) {
+                return -1;
+            }
+            for (int i = 0; i < s.length(); i++) {
+                char c = s.charAt(i);
+                if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    i++;
+                } else if (Character.isSurrogate(c)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+    }
+
+    /** A string field holding a lone surrogate; Jackson adds the field's path on the way out. */
+    private static final class LoneSurrogate extends JsonMappingException {
+        LoneSurrogate(JsonParser p, String message) {
+            super(p, message);
+        }
     }
 }

@@ -46,7 +46,10 @@ public class ApiDocumentation {
             "timeout", "milliseconds to wait for a ready job (at most delay.pull.max-timeout); 0 answers at once",
             "expire", "true (default): restore jobs whose due time has passed too; false: skip them",
             "confirm", "must be true: clearAll deletes every job not handed over yet",
-            "limit", "the most dead letters listed");
+            "limit", "the most dead letters listed",
+            "attempts",
+                    "the job's attempts as the consumer reserved it: the finish counts only for that reservation"
+                            + " (409 once it expired and the job was handed over again)");
 
     @Bean
     OpenAPI delayQueueOpenApi() {

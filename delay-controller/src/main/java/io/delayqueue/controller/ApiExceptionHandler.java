@@ -4,6 +4,7 @@ import io.delayqueue.common.DelayQueueException;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.HttpMediaTypeNotAcceptableException;
@@ -58,6 +59,7 @@ public class ApiExceptionHandler {
         var response = ApiResponse.error(
                 405, "method " + e.getMethod() + " is not allowed here; use " + e.getSupportedHttpMethods());
         return ResponseEntity.status(405)
+                .contentType(MediaType.APPLICATION_JSON)
                 .headers(h -> {
                     if (e.getSupportedHttpMethods() != null) {
                         h.setAllow(e.getSupportedHttpMethods());

@@ -5,7 +5,6 @@ import io.delayqueue.common.JsonCodec;
 import io.delayqueue.queue.engine.DeadLetters;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import jakarta.servlet.http.HttpServletRequest;
-import java.io.IOException;
 import java.util.List;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -48,11 +47,8 @@ public class DeadLetterController {
      */
     @PostMapping("/dead/{topic}/requeue")
     public ResponseEntity<ApiResponse<DeadLetters.Requeue>> requeue(
-            @PathVariable String topic, HttpServletRequest request) throws IOException {
-        byte[] body = request.getInputStream().readNBytes(REQUEST_LIMIT + 1);
-        if (body.length > REQUEST_LIMIT) {
-            throw new DelayQueueException(413, "body of the request is over " + REQUEST_LIMIT + " bytes");
-        }
+            @PathVariable String topic, HttpServletRequest request) {
+        byte[] body = RequestBodies.read(request, REQUEST_LIMIT);
         DeadLetters.Requeue result;
         if (new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
             result = engine.deadLetters().requeueAll(topic);

@@ -2,6 +2,7 @@ package io.delayqueue.controller;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JsonCodec;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.engine.EngineStats;
@@ -9,7 +10,6 @@ import io.delayqueue.queue.engine.JobDetails;
 import io.delayqueue.queue.engine.PushResult;
 import io.delayqueue.queue.engine.RestoreReport;
 import jakarta.servlet.http.HttpServletRequest;
-import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -35,14 +35,14 @@ public class JobController {
 
     /** Pushes one job; {@code data} is its id. */
     @PostMapping("/push")
-    public ResponseEntity<ApiResponse<String>> push(HttpServletRequest request) throws IOException {
+    public ResponseEntity<ApiResponse<String>> push(HttpServletRequest request) {
         PushResult result = engine.push(JsonCodec.readPushRequest(readBody(request, singleLimit())));
         return ApiResponse.ok(result.id(), result.created() ? "created" : "a job with this id already exists");
     }
 
     /** Pushes a JSON array of up to 1000 jobs; {@code data} is their ids in order. */
     @PostMapping("/push/batch")
-    public ResponseEntity<ApiResponse<List<String>>> pushBatch(HttpServletRequest request) throws IOException {
+    public ResponseEntity<ApiResponse<List<String>>> pushBatch(HttpServletRequest request) {
         List<PushResult> results = engine.pushBatch(JsonCodec.readPushRequests(readBody(request, BATCH_REQUEST_LIMIT)));
         long created = results.stream().filter(PushResult::created).count();
         return ApiResponse.ok(
@@ -52,13 +52,17 @@ public class JobController {
 
     @GetMapping("/delete")
     public ResponseEntity<ApiResponse<String>> deleteByQuery(@RequestParam(required = false) String jobId) {
-        engine.delete(jobId);
-        return ApiResponse.ok(jobId, "deleted");
+        return deleteJob(requireJobId("jobId", jobId));
     }
 
     @DeleteMapping("/jobs/{id}")
     public ResponseEntity<ApiResponse<String>> delete(@PathVariable String id) {
-        return deleteByQuery(id);
+        return deleteJob(requireJobId("id", id));
+    }
+
+    private ResponseEntity<ApiResponse<String>> deleteJob(String id) {
+        engine.delete(id);
+        return ApiResponse.ok(id, "deleted");
     }
 
     /**
@@ -81,14 +85,18 @@ public class JobController {
     @GetMapping("/finish")
     public ResponseEntity<ApiResponse<String>> finishByQuery(
             @RequestParam(required = false) String jobId, @RequestParam(required = false) String attempts) {
-        engine.finish(jobId, parseAttempts(attempts));
-        return ApiResponse.ok(jobId, "finished");
+        return finishJob(requireJobId("jobId", jobId), attempts);
     }
 
     @PostMapping("/jobs/{id}/finish")
     public ResponseEntity<ApiResponse<String>> finish(
             @PathVariable String id, @RequestParam(required = false) String attempts) {
-        return finishByQuery(id, attempts);
+        return finishJob(requireJobId("id", id), attempts);
+    }
+
+    private ResponseEntity<ApiResponse<String>> finishJob(String id, String attempts) {
+        engine.finish(id, parseAttempts(attempts));
+        return ApiResponse.ok(id, "finished");
     }
 
     /**
@@ -97,7 +105,7 @@ public class JobController {
      */
     @GetMapping("/jobs/{id}")
     public ResponseEntity<ApiResponse<Map<String, Object>>> get(@PathVariable String id) {
-        JobDetails details = engine.details(id);
+        JobDetails details = engine.details(requireJobId("id", id));
         return ApiResponse.ok(
                 Map.of("job", details.job(), "status", details.job().status(), "history", details.history()), null);
     }
@@ -113,7 +121,7 @@ public class JobController {
 
     @GetMapping("/reStoreJob")
     public ResponseEntity<ApiResponse<RestoreReport>> restoreJob(@RequestParam(required = false) String jobId) {
-        RestoreReport report = engine.restoreJob(jobId);
+        RestoreReport report = engine.restoreJob(requireJobId("jobId", jobId));
         return ApiResponse.ok(report, report.restored() == 1 ? "restored" : "already in Redis");
     }
 
@@ -132,19 +140,28 @@ public class JobController {
         return ApiResponse.ok(engine.stats(), null);
     }
 
-    /**
-     * The raw request body, whatever the content type: a client that forgot {@code -H content-type:
-     * application/json} still gets its JSON read (and a form-encoded body is reported as not JSON).
-     */
-    private static byte[] readBody(HttpServletRequest request, int limit) throws IOException {
-        byte[] body = request.getInputStream().readNBytes(limit + 1);
-        if (body.length > limit) {
-            throw new DelayQueueException(413, "body of the request is over " + limit + " bytes");
-        }
+    /** The raw request body, declared application/json ({@link StrictInputInterceptor}). */
+    private static byte[] readBody(HttpServletRequest request, int limit) {
+        byte[] body = RequestBodies.read(request, limit);
         if (body.length == 0) {
             throw new DelayQueueException.InvalidField("body", "of the request is empty; send a JSON job");
         }
         return body;
+    }
+
+    /**
+     * {@code id} when it can name a job ({@link JobIds#CLIENT_ID}; generated ids match it too), else a 400
+     * naming {@code parameter}: an id no job can have is refused here rather than looked up (a non-ASCII one
+     * would not even compare with the journal's ASCII id column).
+     */
+    private static String requireJobId(String parameter, String id) {
+        if (id == null || id.isEmpty()) {
+            throw new DelayQueueException.InvalidField(parameter, "is required");
+        }
+        if (!JobIds.CLIENT_ID.matcher(id).matches()) {
+            throw new DelayQueueException.InvalidField(parameter, "must match [A-Za-z0-9._:-]{1,128}");
+        }
+        return id;
     }
 
     /** A job body may need six bytes of JSON per byte ({@code \\u0000}); leave room for the other fields. */

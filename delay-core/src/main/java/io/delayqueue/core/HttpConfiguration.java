@@ -1,0 +1,55 @@
+package io.delayqueue.core;
+
+import io.delayqueue.controller.JsonErrorReportValve;
+import io.delayqueue.controller.StrictInputInterceptor;
+import io.delayqueue.controller.Utf8WriterJsonFactory;
+import org.apache.catalina.Valve;
+import org.apache.catalina.core.StandardHost;
+import org.apache.catalina.valves.ErrorReportValve;
+import org.springframework.boot.autoconfigure.jackson.Jackson2ObjectMapperBuilderCustomizer;
+import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+/**
+ * The HTTP layer's strictness: bodies must be JSON and query strings well-formed UTF-8 ({@link
+ * StrictInputInterceptor}), Tomcat reports its own errors in the JSON envelope ({@link JsonErrorReportValve};
+ * errors forwarded to {@code /error} are answered by the controller module's {@code ApiErrorController}), and
+ * answers carry text exactly as it was pushed ({@link Utf8WriterJsonFactory}).
+ */
+@Configuration(proxyBeanMethods = false)
+public class HttpConfiguration implements WebMvcConfigurer {
+
+    @Override
+    public void addInterceptors(InterceptorRegistry registry) {
+        registry.addInterceptor(new StrictInputInterceptor());
+    }
+
+    /** Answers carry non-ASCII text as its own UTF-8 bytes, emoji included ({@link Utf8WriterJsonFactory}). */
+    @Bean
+    public Jackson2ObjectMapperBuilderCustomizer utf8WriterJsonFactory() {
+        return builder -> builder.factory(new Utf8WriterJsonFactory());
+    }
+
+    /**
+     * Puts {@link JsonErrorReportValve} on the host in place of Tomcat's HTML one. Unordered, so it runs after
+     * Spring Boot's own customizer (order 0), which adds a plain {@link ErrorReportValve} that is removed here;
+     * naming the class on the host keeps Tomcat from adding its default one at start.
+     */
+    @Bean
+    public WebServerFactoryCustomizer<TomcatServletWebServerFactory> jsonErrorReports() {
+        return factory -> factory.addContextCustomizers(context -> {
+            StandardHost host = (StandardHost) context.getParent();
+            for (Valve valve : host.getPipeline().getValves()) {
+                if (valve instanceof ErrorReportValve) {
+                    host.getPipeline().removeValve(valve);
+                }
+            }
+            host.setErrorReportValveClass(JsonErrorReportValve.class.getName());
+            host.getPipeline().addValve(new JsonErrorReportValve());
+        });
+    }
+}
