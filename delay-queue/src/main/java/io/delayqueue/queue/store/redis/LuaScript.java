@@ -13,6 +13,7 @@ import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
@@ -64,7 +65,9 @@ final class LuaScript {
      * Runs the script once per call, all calls in one pipeline (one round trip, even when the calls are in
      * different shards and, in a cluster, on different nodes); the replies in the order of the calls. A call
      * answered NOSCRIPT is sent again in full. The calls are independent: each is atomic on its own, as
-     * every script run is.
+     * every script run is. A call that Redis answered with an error (or whose resend failed) has the {@link
+     * JedisException} as its reply, so that one failed call fails only its own; a failure of the pipeline as a
+     * whole (the connection) is thrown.
      */
     List<Object> runAll(UnifiedJedis redis, List<Call> calls) {
         if (calls.isEmpty()) {
@@ -87,9 +90,15 @@ final class LuaScript {
                 reply = responses.get(i).get();
             } catch (JedisDataException e) {
                 if (!String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
-                    throw e;
+                    reply = e;
+                } else {
+                    try {
+                        reply = redis.eval(
+                                source, calls.get(i).keys(), calls.get(i).args());
+                    } catch (JedisException resendFailed) {
+                        reply = resendFailed;
+                    }
                 }
-                reply = redis.eval(source, calls.get(i).keys(), calls.get(i).args());
             }
             replies.add(reply);
         }
