@@ -6,6 +6,7 @@ package io.delayqueue.common;
  */
 public class DelayQueueException extends RuntimeException {
     private final int httpStatus;
+    private volatile Object data;
 
     public DelayQueueException(int httpStatus, String message) {
         super(message);
@@ -19,6 +20,20 @@ public class DelayQueueException extends RuntimeException {
 
     public int httpStatus() {
         return httpStatus;
+    }
+
+    /** What the answer's {@code data} carries besides the message (a push's job id or ids), or null. */
+    public Object data() {
+        return data;
+    }
+
+    /**
+     * Sets what the answer's {@code data} carries (once, by the code that creates the exception for one caller):
+     * a failed push answers with its job's id, so that the client can retry with it.
+     */
+    public DelayQueueException withData(Object data) {
+        this.data = data;
+        return this;
     }
 
     /** A request field is missing, malformed or out of range (400). The message names the field. */

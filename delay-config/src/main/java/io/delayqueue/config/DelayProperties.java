@@ -741,13 +741,16 @@ public class DelayProperties {
         /** Most rows one group commit writes. */
         private int maxRowsPerCommit = 10_000;
 
-        /** Longest a push or delete waits for its commit before it is answered 503. */
+        /**
+         * Longest a push (counted from its arrival, its wait for a combined round included) or a delete waits for
+         * its commit: then 503 when no commit of it had started (nothing written), 504 when one had (it may land).
+         */
         private Duration commitTimeout = Duration.ofSeconds(10);
 
         /** Threads (and connections) that commit new jobs, so one commit's disk flush overlaps the next. */
         private int createWriters = 2;
 
-        /** Rows waiting for the database beyond which pushes are refused with 503. */
+        /** Rows waiting for the database beyond which pushes are refused with 503 and other transitions wait. */
         private int queueCapacity = 1_000_000;
 
         /** How often the reconciler looks for overdue jobs that Redis lost. */

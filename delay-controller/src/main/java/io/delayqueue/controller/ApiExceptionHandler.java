@@ -24,15 +24,15 @@ public class ApiExceptionHandler {
     private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
 
     @ExceptionHandler(DelayQueueException.class)
-    public ResponseEntity<ApiResponse<Void>> delayQueue(DelayQueueException e) {
+    public ResponseEntity<ApiResponse<Object>> delayQueue(DelayQueueException e) {
         if (e.httpStatus() >= 500) {
             log.warn("answering {}: {}", e.httpStatus(), e.getMessage());
         }
-        return ApiResponse.error(e.httpStatus(), e.getMessage());
+        return ApiResponse.error(e.httpStatus(), e.getMessage(), e.data());
     }
 
     @ExceptionHandler(CompletionException.class)
-    public ResponseEntity<ApiResponse<Void>> completion(CompletionException e) {
+    public ResponseEntity<? extends ApiResponse<?>> completion(CompletionException e) {
         if (e.getCause() instanceof DelayQueueException d) {
             return delayQueue(d);
         }

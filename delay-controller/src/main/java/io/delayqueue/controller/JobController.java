@@ -37,17 +37,27 @@ public class JobController {
     @PostMapping("/push")
     public ResponseEntity<ApiResponse<String>> push(HttpServletRequest request) {
         PushResult result = engine.push(JsonCodec.readPushRequest(readBody(request, singleLimit())));
+        if (!result.scheduled()) {
+            return ApiResponse.accepted(result.id(), JOURNALED);
+        }
         return ApiResponse.ok(result.id(), result.created() ? "created" : "a job with this id already exists");
     }
+
+    /** The message of a 202: the push is durable, and Redis will have it later. */
+    static final String JOURNALED = "journaled; Redis could not take it now, it is scheduled once Redis is back";
 
     /** Pushes a JSON array of up to 1000 jobs; {@code data} is their ids in order. */
     @PostMapping("/push/batch")
     public ResponseEntity<ApiResponse<List<String>>> pushBatch(HttpServletRequest request) {
         List<PushResult> results = engine.pushBatch(JsonCodec.readPushRequests(readBody(request, BATCH_REQUEST_LIMIT)));
         long created = results.stream().filter(PushResult::created).count();
-        return ApiResponse.ok(
-                results.stream().map(PushResult::id).toList(),
-                created + " created, " + (results.size() - created) + " already existed");
+        long journaledOnly = results.stream().filter(r -> !r.scheduled()).count();
+        List<String> ids = results.stream().map(PushResult::id).toList();
+        String message = created + " created, " + (results.size() - created) + " already existed";
+        if (journaledOnly > 0) {
+            return ApiResponse.accepted(ids, message + "; " + journaledOnly + " " + JOURNALED);
+        }
+        return ApiResponse.ok(ids, message);
     }
 
     @GetMapping("/delete")

@@ -107,6 +107,8 @@ public class DelayQueueConfiguration {
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
         pool.setMaxTotal(redis.getMaxConnections());
         pool.setMaxIdle(redis.getMaxConnections());
+        // a caller waits for a free connection no longer than for an answer: a push's wait stays bounded
+        pool.setMaxWait(redis.getTimeout());
         pool.setJmxEnabled(false);
         return new JedisPooled(pool, new HostAndPort(parsed.getHost(), parsed.getPort()), clientConfig);
     }

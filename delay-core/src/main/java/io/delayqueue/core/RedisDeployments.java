@@ -37,6 +37,8 @@ final class RedisDeployments {
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
         pool.setMaxTotal(redis.getMaxConnections());
         pool.setMaxIdle(redis.getMaxConnections());
+        // a caller waits for a free connection no longer than for an answer: a push's wait stays bounded
+        pool.setMaxWait(redis.getTimeout());
         pool.setJmxEnabled(false);
         JedisClientConfig dataNodes = clientConfig(redis, redis.getUsername(), redis.getPassword());
         if (sentinel.isConfigured()) {

@@ -26,6 +26,7 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -73,7 +74,7 @@ public final class DelayQueueEngine implements AutoCloseable {
     private final LatenessRecorder lateness = new LatenessRecorder(LatenessRecorder.DEFAULT_WINDOW);
     private volatile EngineListener listener = EngineListener.NONE;
     /** Concurrent pushes share journal commits and script calls. */
-    private final Combiner<Job, PushResult> pushes =
+    private final Combiner<Job, Pushed> pushes =
             new Combiner<>(this::journalAndStore, EngineConfig.DEFAULT_MAX_BATCH_SIZE, 3);
 
     private final ShardScanner[] scanners;
@@ -254,60 +255,180 @@ public final class DelayQueueEngine implements AutoCloseable {
         return pushAll(requests, null);
     }
 
+    /**
+     * Pushes one caller's jobs, combined with concurrent callers'. The ids are fixed before anything is written,
+     * and every answer carries them: {@link PushResult} when the jobs are durable (in Redis, or journaled and
+     * waiting for Redis); {@link DelayQueueException.Unavailable} (503) when nothing was written; {@link
+     * DelayQueueException.OutcomeUnknown} (504) when a commit was under way at the deadline; a 4xx when the
+     * journal refuses a row. Each caller gets its own outcome: its rows are its own journal entry, and a shard
+     * that fails in Redis answers only for its own jobs.
+     *
+     * <p>Bounded: a caller waits at most the commit timeout (from the moment it arrives, including its wait for a
+     * round) for the journal, plus the Redis call of its round, which {@code delay.redis.timeout} bounds.
+     */
     private List<PushResult> pushAll(List<PushRequest> requests, String singleField) {
         ensureOpen();
         long now = clock.millis();
-        return pushes.run(jobFactory.createAll(requests, now, singleField));
+        long deadline = System.nanoTime() + journal.commitTimeout().toNanos();
+        List<Job> jobs = jobFactory.createAll(requests, now, singleField);
+        boolean single = singleField != null;
+        List<Pushed> pushed;
+        try {
+            pushed = pushes.run(jobs, deadline);
+        } catch (Combiner.DeadlinePassed e) {
+            throw new DelayQueueException.Unavailable(
+                            "not written: the service is too busy or the journal too slow to take the push within "
+                                    + journal.commitTimeout().toMillis() + " ms; retry with the same id",
+                            null)
+                    .withData(idsOf(jobs, single));
+        } catch (DelayQueueException e) {
+            // the round failed as a whole (unexpectedly): the exception is shared, so each caller gets its own
+            throw new DelayQueueException(e.httpStatus(), e.getMessage(), e).withData(idsOf(jobs, single));
+        }
+        List<PushResult> results = new ArrayList<>(pushed.size());
+        for (Pushed p : pushed) {
+            if (p.failure() != null) {
+                throw p.failure().withData(idsOf(jobs, single));
+            }
+            results.add(p.result());
+        }
+        return results;
     }
 
-    /** Journals and stores new jobs (of one or of several concurrent callers); one result per job, in order. */
-    private List<PushResult> journalAndStore(List<Job> jobs) {
-        // One id twice in a round (two callers, or one batch, pushing the same client id): the first push
-        // creates the job, the others find it.
-        Set<String> ids = new HashSet<>();
-        List<Job> firsts = new ArrayList<>(jobs.size());
-        for (Job job : jobs) {
-            if (ids.add(job.id())) {
-                firsts.add(job);
+    /** What a failed push's answer carries: the job's id, or a batch's ids in order. */
+    private static Object idsOf(List<Job> jobs, boolean single) {
+        return single ? jobs.get(0).id() : jobs.stream().map(Job::id).toList();
+    }
+
+    /** The outcome of one job of a round: a result, or the failure its caller is answered with. */
+    private record Pushed(PushResult result, DelayQueueException failure) {}
+
+    /**
+     * Journals and stores the jobs of one round (one group per caller); one outcome per job, in order. A caller's
+     * failure is a new exception of its own (the caller sets its ids on it).
+     */
+    private List<Pushed> journalAndStore(List<List<Job>> groups, long deadlineNanos) {
+        // journal first: a job is never in Redis without its row. Each caller's jobs are an entry of their own,
+        // handed over together so that they still share one commit.
+        List<Journal.PendingCreate> pending = new ArrayList<>(groups.size());
+        for (List<Job> group : groups) {
+            pending.add(journal.startCreated(group));
+        }
+        List<Set<String>> existing = new ArrayList<>(groups.size());
+        DelayQueueException[] failures = new DelayQueueException[groups.size()];
+        for (int g = 0; g < groups.size(); g++) {
+            try {
+                existing.add(pending.get(g).await(deadlineNanos));
+            } catch (DelayQueueException e) {
+                failures[g] = e;
+                existing.add(Set.of());
             }
         }
-        // journal first: a job is never in Redis without its row
-        Set<String> journaled = journal.recordCreated(firsts);
-        List<Job> toStore = firsts;
-        if (!journaled.isEmpty()) {
-            // Ids the journal already had: keep the journaled job. If a push of it failed half-way before (row
-            // committed, Redis down), this puts it into Redis now; if Redis has it, nothing changes.
-            toStore = new ArrayList<>(firsts.size());
-            for (Job job : firsts) {
-                if (!journaled.contains(job.id())) {
-                    toStore.add(job);
+        // What goes to Redis: each journaled id once. One id twice in a round (two callers, or one batch, pushing
+        // the same client id): the first push creates the job, the others find it.
+        Map<String, Job> toStore = new LinkedHashMap<>();
+        Set<String> newIds = new HashSet<>();
+        Set<String> unsure = new HashSet<>(); // journaled before, and the journal could not be read now
+        for (int g = 0; g < groups.size(); g++) {
+            if (failures[g] != null) {
+                continue;
+            }
+            for (Job job : groups.get(g)) {
+                String id = job.id();
+                if (toStore.containsKey(id) || unsure.contains(id)) {
+                    continue;
+                }
+                if (!existing.get(g).contains(id)) {
+                    toStore.put(id, job);
+                    newIds.add(id);
                 } else {
-                    journal.find(job.id())
-                            .filter(j -> !j.status().isFinal())
-                            .map(JournalRestorer::restorable)
-                            .ifPresent(toStore::add);
+                    // Journaled before: keep the journaled job. If a push of it failed half-way before (row
+                    // committed, Redis down), this puts it into Redis now; if Redis has it, nothing changes.
+                    try {
+                        journal.find(id)
+                                .filter(j -> !j.status().isFinal())
+                                .map(JournalRestorer::restorable)
+                                .ifPresent(j -> toStore.put(id, j));
+                    } catch (DelayQueueException e) {
+                        unsure.add(id); // durable all the same; the reconciler sees to it
+                    }
                 }
             }
         }
-        List<Boolean> stored = store.push(toStore);
-        Map<String, Boolean> createdById = new HashMap<>();
-        for (int i = 0; i < toStore.size(); i++) {
-            Job job = toStore.get(i);
-            if (stored.get(i)) {
-                onScheduled(job);
-            }
-            createdById.put(job.id(), stored.get(i) && !journaled.contains(job.id()));
-            if (!journaled.contains(job.id())) {
-                listener.pushed(job.topic());
+        Map<String, Boolean> storedById = storeAll(List.copyOf(toStore.values()));
+        boolean durableWithoutRedis = journal.mode() != JournalMode.OFF;
+        for (String id : newIds) {
+            if (durableWithoutRedis || storedById.containsKey(id)) {
+                listener.pushed(toStore.get(id).topic());
             }
         }
-        List<PushResult> results = new ArrayList<>(jobs.size());
+        List<Pushed> results = new ArrayList<>();
         Set<String> reported = new HashSet<>();
-        for (Job job : jobs) {
-            boolean first = reported.add(job.id());
-            results.add(new PushResult(job.id(), first && createdById.getOrDefault(job.id(), false)));
+        for (int g = 0; g < groups.size(); g++) {
+            List<Job> group = groups.get(g);
+            if (failures[g] != null) {
+                DelayQueueException failure = failures[g];
+                for (int k = 0; k < group.size(); k++) {
+                    results.add(new Pushed(null, k == 0 ? failure : null));
+                }
+                continue;
+            }
+            DelayQueueException notStored = null;
+            List<Pushed> mine = new ArrayList<>(group.size());
+            for (Job job : group) {
+                String id = job.id();
+                Boolean stored = storedById.get(id);
+                boolean first = reported.add(id);
+                if (stored == null && toStore.containsKey(id) || unsure.contains(id)) {
+                    // Redis did not take it (its shard failed): durable in the journal, scheduled by the
+                    // reconciler once Redis is back; without a journal it is nowhere, and the caller is told so
+                    if (!durableWithoutRedis && notStored == null) {
+                        notStored = new DelayQueueException.Unavailable(
+                                "not written: Redis cannot take the job and there is no journal", null);
+                    }
+                    mine.add(new Pushed(new PushResult(id, first && newIds.contains(id), false), null));
+                } else {
+                    mine.add(new Pushed(
+                            new PushResult(id, first && Boolean.TRUE.equals(stored) && newIds.contains(id)), null));
+                }
+            }
+            if (notStored != null) {
+                for (int k = 0; k < group.size(); k++) {
+                    results.add(new Pushed(null, k == 0 ? notStored : null));
+                }
+            } else {
+                results.addAll(mine);
+            }
         }
         return results;
+    }
+
+    /**
+     * Puts jobs into Redis, one pipelined call per shard; by id, whether each was created ({@code false}: Redis
+     * had it), absent where its shard failed.
+     */
+    private Map<String, Boolean> storeAll(List<Job> jobs) {
+        Map<String, Boolean> byId = new HashMap<>();
+        if (jobs.isEmpty()) {
+            return byId;
+        }
+        List<Boolean> stored;
+        try {
+            stored = store.push(jobs);
+        } catch (DelayQueueException e) {
+            log.warn("Redis took none of {} pushed jobs: {}", jobs.size(), e.getMessage());
+            return byId;
+        }
+        for (int i = 0; i < jobs.size(); i++) {
+            Boolean created = stored.get(i);
+            if (created != null) {
+                byId.put(jobs.get(i).id(), created);
+                if (created) {
+                    onScheduled(jobs.get(i));
+                }
+            }
+        }
+        return byId;
     }
 
     /** A job landed in the store (pushed or restored). */

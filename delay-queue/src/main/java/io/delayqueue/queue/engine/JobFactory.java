@@ -19,7 +19,10 @@ import java.util.regex.Pattern;
  */
 public final class JobFactory {
     public static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    /** The journal's column limits (sql/V1__journal.sql), checked before anything is written. */
     private static final int MAX_SHORT_FIELD = 255;
+
+    private static final int MAX_URL = 2048;
     private static final int MAX_ATTEMPTS_LIMIT = 1000;
     /** The id of a validated job that is to get a generated one; no client id is empty. */
     private static final String UNASSIGNED = "";
@@ -158,6 +161,9 @@ public final class JobFactory {
     }
 
     private static void checkUrl(String url, String field) {
+        if (url.length() > MAX_URL) {
+            throw new InvalidField(field, "must be at most " + MAX_URL + " characters");
+        }
         try {
             URI uri = new URI(url);
             String scheme = uri.getScheme();

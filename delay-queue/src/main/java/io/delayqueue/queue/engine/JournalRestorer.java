@@ -80,7 +80,7 @@ final class JournalRestorer {
         List<Transition> transitions = new ArrayList<>();
         List<Job> restored = new ArrayList<>();
         for (int i = 0; i < jobs.size(); i++) {
-            if (created.get(i)) {
+            if (Boolean.TRUE.equals(created.get(i))) { // null: its shard failed, the next pass tries again
                 Job before = jobs.get(i);
                 Job after = restorable.get(i);
                 transitions.add(new Transition(

@@ -2,6 +2,7 @@ package io.delayqueue.queue.journal;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -57,6 +58,45 @@ public interface Journal extends AutoCloseable {
      * @return ids among {@code jobs} that the journal already held; their rows are left as they were
      */
     Set<String> recordCreated(List<Job> jobs);
+
+    /**
+     * Hands new jobs to the journal as {@link #recordCreated} does, and returns at once: concurrent callers can
+     * each hand over their jobs (one entry each, so that rows the database refuses fail only their own caller)
+     * and then wait for their answers together.
+     */
+    default PendingCreate startCreated(List<Job> jobs) {
+        try {
+            Set<String> existing = recordCreated(jobs);
+            return deadlineNanos -> existing;
+        } catch (RuntimeException failure) {
+            return deadlineNanos -> {
+                throw failure;
+            };
+        }
+    }
+
+    /** How long a sync caller waits for its commit ({@code delay.journal.commit-timeout}). */
+    default Duration commitTimeout() {
+        return DEFAULT_COMMIT_TIMEOUT;
+    }
+
+    Duration DEFAULT_COMMIT_TIMEOUT = Duration.ofSeconds(10);
+
+    /** New jobs handed to the journal, not answered yet. */
+    @FunctionalInterface
+    interface PendingCreate {
+        /**
+         * Waits for the journal's answer until {@code deadlineNanos} ({@link System#nanoTime()}).
+         *
+         * @return ids among the jobs that the journal already held (their rows were left as they were)
+         * @throws io.delayqueue.common.DelayQueueException.Unavailable nothing of the jobs was written (503)
+         * @throws io.delayqueue.common.DelayQueueException.OutcomeUnknown a commit of them was under way at the
+         *     deadline, or broke off while committing: they may or may not be written (504)
+         * @throws io.delayqueue.common.DelayQueueException with a 4xx status: the database refuses a row of these
+         *     jobs (nothing of them was written; the message names the field)
+         */
+        Set<String> await(long deadlineNanos);
+    }
 
     /** Records transitions within the journal's lag. */
     void recordTransitions(List<Transition> transitions);

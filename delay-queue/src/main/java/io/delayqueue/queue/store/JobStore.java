@@ -33,7 +33,8 @@ public interface JobStore extends AutoCloseable {
     /**
      * Adds jobs in state {@code DELAY} at their {@code executeAt}. Results are in the order of {@code
      * jobs}: {@code true} when the job was created, {@code false} when a job with its id already exists
-     * (which is left untouched: pushing an id twice yields one job).
+     * (which is left untouched: pushing an id twice yields one job), {@code null} when its shard's call failed
+     * (the jobs of the other shards are stored all the same). Throws when no shard took its jobs.
      */
     List<Boolean> push(List<Job> jobs);
 

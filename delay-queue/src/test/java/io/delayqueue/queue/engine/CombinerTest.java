@@ -3,6 +3,7 @@ package io.delayqueue.queue.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.delayqueue.queue.testing.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class CombinerTest {
+    private static final java.time.Duration WAIT = java.time.Duration.ofSeconds(10);
     private final ExecutorService callers = Executors.newFixedThreadPool(64);
 
     @AfterEach
@@ -128,6 +130,174 @@ class CombinerTest {
             }
         }
         assertThat(failed).as("callers failed with a bad item's round").isBetween(10, 490);
+    }
+
+    @Test
+    void a_round_that_hangs_does_not_hold_callers_queued_behind_it_past_their_deadline() throws Exception {
+        CountDownLatch hanging = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<List<List<Integer>>> rounds = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Combiner<Integer, Integer> combiner = new Combiner<Integer, Integer>(
+                (groups, deadline) -> {
+                    rounds.add(groups);
+                    hanging.countDown();
+                    try {
+                        release.await(); // the database froze: this round answers when the test says so
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return groups.stream().flatMap(List::stream).toList();
+                },
+                100,
+                1);
+        CompletableFuture<List<Integer>> hung =
+                CompletableFuture.supplyAsync(() -> combiner.run(List.of(1), far()), callers);
+        assertThat(hanging.await(10, TimeUnit.SECONDS)).isTrue();
+
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+        List<CompletableFuture<Long>> queued = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            int item = 10 + i;
+            queued.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            combiner.run(List.of(item), deadline);
+                            return -1L;
+                        } catch (Combiner.DeadlinePassed e) {
+                            return System.nanoTime() - deadline;
+                        }
+                    },
+                    callers));
+        }
+        for (CompletableFuture<Long> q : queued) {
+            long lateNanos = q.get(10, TimeUnit.SECONDS);
+            assertThat(lateNanos).as("a queued caller left at its deadline").isNotNegative();
+            // generous: a busy machine may wake it late, but not by the hung round's time (held until released)
+            assertThat(TimeUnit.NANOSECONDS.toMillis(lateNanos))
+                    .as("ms after its deadline")
+                    .isLessThan(5_000);
+        }
+        assertThat(hung).as("the hung round still runs").isNotDone();
+        release.countDown();
+        assertThat(hung.get(10, TimeUnit.SECONDS)).containsExactly(1);
+        assertThat(rounds).as("no queued caller's items were run").hasSize(1);
+        assertThat(combiner.run(List.of(99), far()))
+                .as("the combiner works on after callers expired")
+                .containsExactly(99);
+    }
+
+    @Test
+    void a_round_is_given_the_earliest_deadline_of_its_callers() throws Exception {
+        Rounds rounds = new Rounds();
+        Combiner<Integer, Integer> combiner = new Combiner<>(rounds, 100, 1);
+        rounds.hold(0);
+        CompletableFuture<List<Integer>> leader =
+                CompletableFuture.supplyAsync(() -> combiner.run(List.of(0), far()), callers);
+        Await.until(WAIT, () -> rounds.running() == 1, "the first round runs");
+        long base = System.nanoTime();
+        long early = base + TimeUnit.SECONDS.toNanos(30);
+        long late = base + TimeUnit.SECONDS.toNanos(60);
+        CompletableFuture<List<Integer>> a =
+                CompletableFuture.supplyAsync(() -> combiner.run(List.of(1), late), callers);
+        CompletableFuture<List<Integer>> b =
+                CompletableFuture.supplyAsync(() -> combiner.run(List.of(2), early), callers);
+        Await.until(WAIT, () -> combiner.queued() == 2, "both callers wait for a round");
+        rounds.release(0);
+        assertThat(leader.get(10, TimeUnit.SECONDS)).containsExactly(0);
+        assertThat(a.get(10, TimeUnit.SECONDS)).containsExactly(1);
+        assertThat(b.get(10, TimeUnit.SECONDS)).containsExactly(2);
+        assertThat(rounds.deadlines).as("deadlines of the two rounds").hasSize(2);
+        assertThat(rounds.deadlines.get(1)).as("the round holding both").isEqualTo(early);
+    }
+
+    @Test
+    void a_caller_whose_items_are_in_another_leaders_round_parks_while_a_leaders_place_is_free() throws Exception {
+        Rounds rounds = new Rounds();
+        Combiner<Integer, Integer> combiner = new Combiner<>(rounds, 100, 2);
+        rounds.hold(1);
+        rounds.hold(2);
+        rounds.hold(3);
+        CompletableFuture<List<Integer>> x1 =
+                CompletableFuture.supplyAsync(() -> combiner.run(List.of(1), far()), callers);
+        CompletableFuture<List<Integer>> x2 =
+                CompletableFuture.supplyAsync(() -> combiner.run(List.of(2), far()), callers);
+        Await.until(WAIT, () -> rounds.running() == 2, "two rounds hang, every leader's place taken");
+        CompletableFuture<List<Integer>> b =
+                CompletableFuture.supplyAsync(() -> combiner.run(List.of(3), far()), callers);
+        Await.until(WAIT, () -> combiner.queued() == 1, "the third caller waits");
+        java.util.concurrent.atomic.AtomicReference<Thread> waiter =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        CompletableFuture<List<Integer>> c = CompletableFuture.supplyAsync(
+                () -> {
+                    waiter.set(Thread.currentThread());
+                    return combiner.run(List.of(4), far());
+                },
+                callers);
+        Await.until(WAIT, () -> combiner.queued() == 2, "the fourth caller waits");
+        rounds.release(1); // its leader wakes the third caller, whose round takes the fourth's item and hangs
+        assertThat(x1.get(10, TimeUnit.SECONDS)).containsExactly(1);
+        Await.until(WAIT, () -> rounds.running() == 2 && combiner.queued() == 0, "the third caller's round runs");
+        rounds.release(2); // a leader's place is free now, and the fourth caller's item is in a hanging round
+        assertThat(x2.get(10, TimeUnit.SECONDS)).containsExactly(2);
+        Await.until(
+                WAIT,
+                () -> waiter.get().getState() == Thread.State.WAITING
+                        || waiter.get().getState() == Thread.State.TIMED_WAITING,
+                "the fourth caller parks");
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuBefore = threads.getThreadCpuTime(waiter.get().getId());
+        long wallBefore = System.nanoTime();
+        Await.until(WAIT, () -> System.nanoTime() - wallBefore > TimeUnit.MILLISECONDS.toNanos(300), "300 ms pass");
+        long cpuMs = TimeUnit.NANOSECONDS.toMillis(
+                threads.getThreadCpuTime(waiter.get().getId()) - cpuBefore);
+        assertThat(cpuMs).as("CPU ms the parked caller used in 300 ms").isLessThan(100);
+        rounds.release(3);
+        assertThat(b.get(10, TimeUnit.SECONDS)).containsExactly(3);
+        assertThat(c.get(10, TimeUnit.SECONDS)).containsExactly(4);
+    }
+
+    /** Work whose rounds hang while they hold an item the test holds; records each round's deadline. */
+    private static final class Rounds implements Combiner.Work<Integer, Integer> {
+        final List<Long> deadlines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final java.util.Map<Integer, CountDownLatch> held = new java.util.concurrent.ConcurrentHashMap<>();
+        private final AtomicInteger running = new AtomicInteger();
+
+        void hold(int item) {
+            held.put(item, new CountDownLatch(1));
+        }
+
+        void release(int item) {
+            held.get(item).countDown();
+        }
+
+        int running() {
+            return running.get();
+        }
+
+        @Override
+        public List<Integer> run(List<List<Integer>> groups, long deadlineNanos) {
+            deadlines.add(deadlineNanos);
+            running.incrementAndGet();
+            try {
+                for (List<Integer> group : groups) {
+                    for (Integer item : group) {
+                        CountDownLatch latch = held.get(item);
+                        if (latch != null) {
+                            latch.await();
+                        }
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                running.decrementAndGet();
+            }
+            return groups.stream().flatMap(List::stream).toList();
+        }
+    }
+
+    private static long far() {
+        return System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
     }
 
     private static void sleep(long ms) {

@@ -216,6 +216,11 @@ class JobFactoryTest {
         rejects(new PushRequest(null, "t", null, "k".repeat(256), "b", null, null, null, null, null, null), "bizKey");
         rejects(new PushRequest(null, "t", null, null, "b", null, null, null, null, "ftp://x/y", null), "url");
         rejects(new PushRequest(null, "t", null, null, "b", null, null, null, null, "not a url", null), "url");
+        // the journal's url column holds 2048 characters: a longer one is refused before anything is written
+        String longest = "http://example.test/" + "p".repeat(2048 - "http://example.test/".length());
+        rejects(new PushRequest(null, "t", null, null, "b", null, null, null, null, longest + "p", null), "url");
+        PushRequest fits = new PushRequest(null, "t", null, null, "b", null, null, null, null, longest, null);
+        assertThat(factory.create(fits, NOW, "").url()).hasSize(2048);
     }
 
     @Test

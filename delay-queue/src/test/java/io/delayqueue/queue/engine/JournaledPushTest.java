@@ -2,6 +2,8 @@ package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.delayqueue.common.JobIds;
+import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.journal.JournalMode;
@@ -10,6 +12,7 @@ import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
+import io.delayqueue.queue.testing.TestIds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,6 +81,36 @@ class JournaledPushTest {
         assertThat(engine.get("twice").body()).isEqualTo("first");
         assertThat(journal.find("twice").orElseThrow().body()).isEqualTo("first");
         assertThat(db.queryLong("SELECT COUNT(*) FROM delay_queue_job")).isEqualTo(2);
+    }
+
+    @Test
+    void a_shard_redis_refuses_answers_only_its_own_jobs_as_journaled_and_a_restore_stores_them_later() {
+        // the pool of shard 2 is a string: its push script fails at once, writing nothing; the others work
+        redis.redis().set(redis.keys().pool(2), "not a hash");
+        List<PushRequest> requests = new ArrayList<>();
+        for (int shard = 0; shard < 4; shard++) {
+            for (int k = 0; k < 2; k++) {
+                requests.add(
+                        PushRequest.of("orders", "job " + shard + "/" + k, 1000).withId(TestIds.inShard(shard, 4)));
+            }
+        }
+        List<PushResult> results = engine.pushBatch(requests);
+
+        for (PushResult r : results) {
+            int shard = JobIds.shardOf(r.id(), 4);
+            assertThat(r.created()).as("created: %s", r).isTrue();
+            assertThat(r.scheduled()).as("in Redis: %s", r).isEqualTo(shard != 2);
+            assertThat(journal.find(r.id())).as("journaled: %s", r).isPresent();
+            assertThat(redis.redis().zscore(redis.keys().bucket(shard), r.id()) != null)
+                    .as("in its shard's bucket: %s", r)
+                    .isEqualTo(shard != 2);
+        }
+
+        redis.redis().del(redis.keys().pool(2));
+        assertThat(engine.restore(true).restored()).as("jobs restored").isEqualTo(2);
+        for (PushResult r : results) {
+            assertThat(engine.get(r.id()).status()).isEqualTo(JobStatus.DELAY);
+        }
     }
 
     @Test

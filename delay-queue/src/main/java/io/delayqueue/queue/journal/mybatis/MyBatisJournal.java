@@ -36,7 +36,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.ibatis.session.ExecutorType;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
@@ -58,6 +62,13 @@ import org.slf4j.LoggerFactory;
  * handful of commits, not a thousand: durability without a per-row commit ceiling. Sync callers wait for
  * their entry's commit; lagged entries that fail are kept and written again, in order, once the database
  * answers, and flushed on {@link #close()}.
+ *
+ * <p>Each caller's rows are an entry of their own, and the database refusing a row (data too long, say) fails
+ * only the entry it belongs to: the group is split until the entry at fault is found, and the rest is written.
+ * The backlog is bounded by {@code queueCapacity} rows: over it, pushes are refused (503) and lagged transitions
+ * wait for room (back-pressure), so that memory stays bounded during an outage and no transition is dropped. A
+ * sync caller that times out gets 503 when no writer had taken its entry (it is then never written) and 504
+ * when a commit of it was under way (it may still land).
  *
  * <p>Threading: {@code record*} methods are safe from any thread; reads use their own sessions.
  */
@@ -84,6 +95,11 @@ public final class MyBatisJournal implements Journal {
     private final AtomicLong transientFailures = new AtomicLong();
     /** Whether the database is H2, whose commits must be forced to disk by hand; known at the first write. */
     private volatile Boolean h2;
+    private final AtomicLong refusedEntries = new AtomicLong();
+    /** Lagged callers wait on it for room in the backlog. */
+    private final Object room = new Object();
+
+    private volatile int roomWaiters;
     /**
      * A group that lost a deadlock (or a lock wait, or a race on a client-supplied id with another writer) is
      * rolled back whole and written again at once: InnoDB expects a deadlock victim to re-issue its
@@ -102,11 +118,65 @@ public final class MyBatisJournal implements Journal {
             })
             .build();
 
-    /** What callers hand to the writer. {@code done} is null for lagged entries. */
-    private record Entry(
-            List<Job> created, List<Transition> transitions, String worker, CompletableFuture<Set<String>> done) {
+    /**
+     * What callers hand to the writer. {@code done} is null for lagged entries. A sync entry is taken by the
+     * writer or abandoned by its caller (timed out), never both ({@link #take}, {@link #abandon}); every entry is
+     * settled exactly once ({@link #settle}), which is when its rows leave {@code queuedRows}.
+     */
+    private static final class Entry {
+        private static final int QUEUED = 0;
+        private static final int TAKEN = 1;
+        private static final int ABANDONED = 2;
+
+        final List<Job> created;
+        final List<Transition> transitions;
+        final String worker;
+        final CompletableFuture<Set<String>> done;
+        final int rows;
+        private final AtomicInteger state = new AtomicInteger(QUEUED);
+        private final AtomicBoolean settled = new AtomicBoolean();
+
+        Entry(List<Job> created, List<Transition> transitions, String worker, CompletableFuture<Set<String>> done) {
+            this.created = created;
+            this.transitions = transitions;
+            this.worker = worker;
+            this.done = done;
+            this.rows = created.size() * 2 + transitions.size() * 2;
+        }
+
+        List<Job> created() {
+            return created;
+        }
+
+        List<Transition> transitions() {
+            return transitions;
+        }
+
+        String worker() {
+            return worker;
+        }
+
+        CompletableFuture<Set<String>> done() {
+            return done;
+        }
+
         int rows() {
-            return created.size() * 2 + transitions.size() * 2;
+            return rows;
+        }
+
+        /** The writer takes it into a commit; false when its caller gave up on it first. */
+        boolean take() {
+            return state.compareAndSet(QUEUED, TAKEN) || state.get() == TAKEN;
+        }
+
+        /** Its caller gives up; false when the writer took it first (a commit of it may be under way). */
+        boolean abandon() {
+            return state.compareAndSet(QUEUED, ABANDONED);
+        }
+
+        /** True the first time only. */
+        boolean settle() {
+            return settled.compareAndSet(false, true);
         }
     }
 
@@ -130,7 +200,7 @@ public final class MyBatisJournal implements Journal {
         this.maxRowsPerCommit = settings.maxRowsPerCommit();
         this.commitTimeoutMs = settings.commitTimeout().toMillis();
         this.queueCapacity = settings.queueCapacity();
-        this.host = hostName();
+        this.host = truncated(hostName(), 255);
         if (!sessions.getConfiguration().hasMapper(JournalMapper.class)) {
             sessions.getConfiguration().addMapper(JournalMapper.class);
         }
@@ -192,17 +262,35 @@ public final class MyBatisJournal implements Journal {
 
     @Override
     public Set<String> recordCreated(List<Job> jobs) {
+        return startCreated(jobs).await(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(commitTimeoutMs));
+    }
+
+    @Override
+    public PendingCreate startCreated(List<Job> jobs) {
         if (jobs.isEmpty()) {
-            return Set.of();
+            return deadline -> Set.of();
         }
         boolean durable = mode == JournalMode.SYNC;
-        return submit(new Entry(List.copyOf(jobs), List.of(), worker(), durable ? new CompletableFuture<>() : null));
+        Entry entry = new Entry(List.copyOf(jobs), List.of(), worker(), durable ? new CompletableFuture<>() : null);
+        try {
+            enqueue(entry);
+        } catch (RuntimeException refused) {
+            return deadline -> {
+                throw refused;
+            };
+        }
+        return deadline -> durable ? await(entry, deadline) : Set.of();
+    }
+
+    @Override
+    public Duration commitTimeout() {
+        return Duration.ofMillis(commitTimeoutMs);
     }
 
     @Override
     public void recordTransitions(List<Transition> transitions) {
         if (!transitions.isEmpty()) {
-            submit(new Entry(List.of(), List.copyOf(transitions), worker(), null));
+            enqueue(new Entry(List.of(), List.copyOf(transitions), worker(), null));
         }
     }
 
@@ -212,50 +300,122 @@ public final class MyBatisJournal implements Journal {
             return;
         }
         boolean durable = mode == JournalMode.SYNC;
-        submit(new Entry(List.of(), List.copyOf(transitions), worker(), durable ? new CompletableFuture<>() : null));
+        Entry entry =
+                new Entry(List.of(), List.copyOf(transitions), worker(), durable ? new CompletableFuture<>() : null);
+        enqueue(entry);
+        if (durable) {
+            await(entry, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(commitTimeoutMs));
+        }
     }
 
-    private Set<String> submit(Entry entry) {
+    /** Rows handed to the writers and not settled yet (written, failed, or given up by their callers). */
+    public long queuedRows() {
+        return queuedRows.get();
+    }
+
+    /** Lagged entries the database refused on their own (logged, not written): each one a bug to look into. */
+    public long refusedEntries() {
+        return refusedEntries.get();
+    }
+
+    /**
+     * Queues an entry for the writers. Over {@code queueCapacity} rows, what a client waits on (a push) is refused
+     * at once (503), while lagged transitions wait for room: back-pressure on the scanners and dispatchers rather
+     * than unbounded memory, and no transition is ever dropped.
+     */
+    private void enqueue(Entry entry) {
         if (closing) {
             throw new DelayQueueException.Unavailable("the journal is closing", null);
         }
-        if (entry.done() != null || entry.created().size() > 0) {
-            // only what a client waits on is refused when the backlog is full; transitions are always kept
-            if (queuedRows.get() > queueCapacity) {
+        boolean lagged = entry.done() == null && entry.created().isEmpty();
+        if (!lagged) {
+            if (queuedRows.get() + entry.rows() > queueCapacity) {
                 throw new DelayQueueException.Unavailable(
-                        "the journal is " + queuedRows.get() + " rows behind; the database is too slow or down", null);
+                        "not written: the journal is " + queuedRows.get()
+                                + " rows behind; the database is too slow or down",
+                        null);
             }
+        } else if (queuedRows.get() + entry.rows() > queueCapacity) {
+            awaitRoom(entry.rows());
         }
         queuedRows.addAndGet(entry.rows());
         // Only a create that its caller waits for (sync) may take a parallel writer: its job reaches Redis,
         // and so can have transitions, only after it committed. Lagged creates share the transitions' queue,
         // so that no transition of a job commits before the job's row.
         (entry.done() != null && !entry.created().isEmpty() ? creates : transitions).add(entry);
-        if (entry.done() == null) {
-            return Set.of();
+    }
+
+    /** Blocks until {@code rows} more fit under the capacity (or nothing is queued, or the journal closes). */
+    private void awaitRoom(int rows) {
+        boolean interrupted = false;
+        synchronized (room) {
+            roomWaiters++;
+            try {
+                while (!closing && queuedRows.get() > 0 && queuedRows.get() + rows > queueCapacity) {
+                    try {
+                        room.wait(100);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            } finally {
+                roomWaiters--;
+            }
         }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Its rows leave the backlog: exactly once per entry, whatever became of it. */
+    private void settle(Entry entry) {
+        if (entry.settle()) {
+            queuedRows.addAndGet(-entry.rows());
+            if (roomWaiters > 0) {
+                synchronized (room) {
+                    room.notifyAll();
+                }
+            }
+        }
+    }
+
+    private Set<String> await(Entry entry, long deadlineNanos) {
         try {
-            return entry.done().get(commitTimeoutMs, TimeUnit.MILLISECONDS);
+            return entry.done().get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             throw cause instanceof DelayQueueException d
                     ? d
-                    : new DelayQueueException.Unavailable("the journal could not commit: " + cause, cause);
+                    : new DelayQueueException.Unavailable("not written: the journal could not commit: " + cause, cause);
         } catch (TimeoutException e) {
-            // tell the writer not to write it any more: the client is answered 503 and must not find the job
-            // durable afterwards (unless a commit already under way lands it: at least once, never lost)
-            entry.done().completeExceptionally(e);
-            throw new DelayQueueException.Unavailable(
-                    "the journal did not commit within " + commitTimeoutMs + " ms; the database is too slow or down",
+            if (entry.abandon()) {
+                // the writer will skip it: nothing of it is written
+                throw new DelayQueueException.Unavailable(
+                        "not written: the journal did not start its commit within the commit timeout ("
+                                + commitTimeoutMs + " ms); the database is too slow or down",
+                        e);
+            }
+            throw new DelayQueueException.OutcomeUnknown(
+                    "the journal's commit did not finish within the commit timeout (" + commitTimeoutMs
+                            + " ms) and may still land; retry with the same id to settle it",
                     e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new DelayQueueException.Unavailable("interrupted while waiting for the journal", e);
+            if (entry.abandon()) {
+                throw new DelayQueueException.Unavailable("not written: interrupted while waiting for the journal", e);
+            }
+            throw new DelayQueueException.OutcomeUnknown("interrupted while the journal committed", e);
         }
     }
 
     // ---- the writer ----
 
+    /**
+     * A writer's loop. Every entry taken from the queue stays in {@code pending} until it is settled: written,
+     * failed to its waiting caller, or skipped because its caller gave up; a lagged entry whose commit failed
+     * stays and is written again, in order, after a back-off. Nothing taken is dropped, not even on an
+     * unexpected error, and each entry's rows leave the backlog exactly once.
+     */
     private void runWriter(LinkedBlockingQueue<Entry> queue) {
         Deque<Entry> pending = new ArrayDeque<>();
         long backoffMs = 0;
@@ -272,50 +432,35 @@ public final class MyBatisJournal implements Journal {
                     pending.add(first);
                 }
                 collect(queue, pending);
-                List<Entry> batch = new ArrayList<>(pending.size());
                 for (Entry e : pending) {
-                    if (e.done() != null && e.done().isDone()) {
-                        queuedRows.addAndGet(-e.rows()); // its caller gave up waiting and was answered 503
-                    } else {
-                        batch.add(e);
+                    if (e.done() != null && !e.take()) {
+                        settle(e); // its caller gave up waiting and was answered 503: never write it
                     }
                 }
-                pending.clear();
-                if (batch.isEmpty()) {
+                pending.removeIf(e -> e.settled.get());
+                if (pending.isEmpty()) {
                     continue;
                 }
+                List<Entry> batch = List.copyOf(pending);
                 try {
-                    Map<Entry, Set<String>> existing =
-                            Failsafe.with(transientRetry).get(attempt -> write(batch, attempt.isRetry()));
+                    commitIsolating(batch);
                     backoffMs = 0;
-                    for (Entry e : batch) {
-                        queuedRows.addAndGet(-e.rows());
-                        if (e.done() != null) {
-                            e.done().complete(existing.getOrDefault(e, Set.of()));
-                        }
-                    }
-                } catch (RuntimeException failure) {
+                } catch (RuntimeException | Error failure) {
                     backoffMs = backoffMs == 0 ? 100 : Math.min(backoffMs * 2, 2000);
                     log.warn(
-                            "journal commit of {} entries failed, retrying lagged ones in {} ms: {}",
+                            "journal commit of {} entries failed, writing lagged ones again in {} ms: {}",
                             batch.size(),
                             backoffMs,
                             failure.toString());
                     for (Entry e : batch) {
                         if (e.done() != null) {
-                            queuedRows.addAndGet(-e.rows());
-                            e.done()
-                                    .completeExceptionally(
-                                            failure instanceof DelayQueueException.OutcomeUnknown
-                                                    ? failure
-                                                    : new DelayQueueException.Unavailable(
-                                                            "the journal database is unavailable: "
-                                                                    + rootMessage(failure),
-                                                            failure));
-                        } else {
-                            pending.add(e);
+                            settle(e);
+                            e.done().completeExceptionally(failureOf(failure));
                         }
                     }
+                }
+                pending.removeIf(e -> e.settled.get());
+                if (!pending.isEmpty()) {
                     if (closing && backoffMs >= 2000) {
                         log.error("journal closing with {} entries unwritten", pending.size() + queue.size());
                         return;
@@ -326,9 +471,116 @@ public final class MyBatisJournal implements Journal {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException | Error unexpected) {
-                log.error("journal writer failed unexpectedly; continuing", unexpected);
+                // outside a commit (collecting, say): what was taken is still in pending, and is written next
+                log.error("journal writer failed unexpectedly; continuing with {} entries", pending.size(), unexpected);
             }
         }
+    }
+
+    /**
+     * Commits {@code batch} in one transaction (retrying a lost deadlock), and settles its entries. When the
+     * database refuses a row (data too long, a value it cannot store), the batch is split in halves, each
+     * committed on its own, down to the entry at fault, which alone fails (a 4xx naming the column for a push);
+     * the others are written as if it had never been there.
+     *
+     * @throws RuntimeException any other failure (the database down, say): nothing of the batch is settled
+     */
+    private void commitIsolating(List<Entry> batch) {
+        Map<Entry, Set<String>> existing;
+        try {
+            existing = Failsafe.with(transientRetry).get(attempt -> write(batch, attempt.isRetry()));
+        } catch (RuntimeException failure) {
+            if (!isRowRefused(failure)) {
+                throw failure;
+            }
+            if (batch.size() > 1) {
+                int half = batch.size() / 2;
+                commitIsolating(batch.subList(0, half));
+                commitIsolating(batch.subList(half, batch.size()));
+                return;
+            }
+            Entry refused = batch.get(0);
+            settle(refused);
+            if (refused.done() != null) {
+                refused.done().completeExceptionally(rowRefused(failure));
+            } else {
+                refusedEntries.incrementAndGet();
+                log.error(
+                        "the journal database refuses a lagged entry of {} transitions, which is not written: {}",
+                        refused.transitions().size(),
+                        rootMessage(failure));
+            }
+            return;
+        }
+        for (Entry e : batch) {
+            settle(e);
+            if (e.done() != null) {
+                e.done().complete(existing.getOrDefault(e, Set.of()));
+            }
+        }
+    }
+
+    /** What a waiting caller of a failed commit is answered: unknown when the commit itself broke off. */
+    private static DelayQueueException failureOf(Throwable failure) {
+        if (failure instanceof CommitBrokeOff) {
+            return new DelayQueueException.OutcomeUnknown(
+                    "the journal's commit broke off and may or may not have landed: " + rootMessage(failure), failure);
+        }
+        return new DelayQueueException.Unavailable(
+                "not written: the journal database is unavailable: " + rootMessage(failure), failure);
+    }
+
+    /** The commit statement itself failed: the database may have committed before the connection broke. */
+    private static final class CommitBrokeOff extends RuntimeException {
+        CommitBrokeOff(RuntimeException cause) {
+            super(cause.getMessage(), cause);
+        }
+    }
+
+    /**
+     * Whether the database refused a row for what it holds rather than for its own state: a data exception
+     * (SQLState class 22: data too long, a string it cannot store, a number out of range) or an integrity
+     * violation other than a duplicate id (which {@link #isTransient} retries). Writing it again cannot succeed.
+     */
+    static boolean isRowRefused(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql) {
+                String state = sql.getSQLState();
+                int code = sql.getErrorCode();
+                if (code == 1062 || "23505".equals(state)) {
+                    return false;
+                }
+                if ((state != null && (state.startsWith("22") || state.startsWith("23")))
+                        || code == 1366 // incorrect string value
+                        || code == 1406 // data too long
+                        || code == 1048 // column cannot be null
+                        || code == 1264) { // out of range
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static final Pattern REFUSED_COLUMN =
+            Pattern.compile("column [`'\"]?(?:\\w+[`'\"]?\\.[`'\"]?)*(\\w+)[`'\"]?");
+
+    /** The 400 of a push whose row the database refuses, naming the job's field where the message names a column. */
+    private static DelayQueueException rowRefused(Throwable failure) {
+        String message = rootMessage(failure);
+        Matcher column = REFUSED_COLUMN.matcher(message);
+        String field = column.find() ? fieldOf(column.group(1)) : "job";
+        return new DelayQueueException.InvalidField(
+                field, "is refused by the journal database, nothing was written: " + message);
+    }
+
+    private static String fieldOf(String column) {
+        return switch (column) {
+            case "biz_key" -> "bizKey";
+            case "max_attempts" -> "maxAttempts";
+            case "due_at" -> "executeAt";
+            default -> column;
+        };
     }
 
     /** Adds to {@code pending} whatever should share its commit. */
@@ -392,26 +644,33 @@ public final class MyBatisJournal implements Journal {
                         : new HashSet<>();
                 for (Entry e : batch) {
                     if (!e.created().isEmpty()) {
+                        // an id twice in one entry (a batch) is written once and is not "existing": its caller
+                        // tells the two apart; an id of an earlier entry or an earlier commit is existing
                         Set<String> existing = new HashSet<>();
+                        Set<String> inEntry = new HashSet<>();
+                        List<Job> toInsert = new ArrayList<>(e.created().size());
                         for (Job job : e.created()) {
-                            if (!existingAll.add(job.id())) {
+                            if (!inEntry.add(job.id())) {
+                                continue;
+                            }
+                            if (existingAll.add(job.id())) {
+                                toInsert.add(job);
+                            } else {
                                 existing.add(job.id());
                             }
                         }
                         existingByEntry.put(e, existing);
-                        for (Job job : e.created()) {
-                            if (!existing.contains(job.id())) {
-                                newJobs.add(job);
-                                logRows.add(new LogRow(
-                                        job.id(),
-                                        JobEvent.CREATED,
-                                        null,
-                                        JobStatus.DELAY,
-                                        job.createTime(),
-                                        host,
-                                        e.worker(),
-                                        null));
-                            }
+                        for (Job job : toInsert) {
+                            newJobs.add(job);
+                            logRows.add(new LogRow(
+                                    job.id(),
+                                    JobEvent.CREATED,
+                                    null,
+                                    JobStatus.DELAY,
+                                    job.createTime(),
+                                    host,
+                                    e.worker(),
+                                    null));
                         }
                     }
                     for (Transition t : e.transitions()) {
@@ -442,8 +701,12 @@ public final class MyBatisJournal implements Journal {
                 }
                 // forced: MyBatis commits (and rolls back) only a session it saw write, and the inserts
                 // bypass it
-                session.commit(true);
-                forceToDisk(session.getConnection());
+                try {
+                    session.commit(true);
+                    forceToDisk(session.getConnection());
+                } catch (RuntimeException broken) {
+                    throw new CommitBrokeOff(broken);
+                }
                 commits.incrementAndGet();
                 rowsWritten.addAndGet(newJobs.size() + logRows.size());
             } catch (RuntimeException | Error failure) {
@@ -569,8 +832,13 @@ public final class MyBatisJournal implements Journal {
         }
     }
 
+    /** The thread's name, as long as the log's {@code worker} column takes. */
     private static String worker() {
-        return Thread.currentThread().getName();
+        return truncated(Thread.currentThread().getName(), 64);
+    }
+
+    private static String truncated(String s, int length) {
+        return s.length() <= length ? s : s.substring(0, length);
     }
 
     private static String rootMessage(Throwable e) {

@@ -16,6 +16,7 @@ import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
 
@@ -96,7 +97,9 @@ final class LuaScript {
      * Runs the script once per call, all calls in one pipeline (one round trip, even when the calls are in
      * different shards and, in a cluster, on different nodes); the replies in the order of the calls. A call
      * answered NOSCRIPT is sent again in full. The calls are independent: each is atomic on its own, as
-     * every script run is.
+     * every script run is. A call that Redis answered with an error (or whose resend failed) has the {@link
+     * JedisException} as its reply, so that one failed call fails only its own; a failure of the pipeline as a
+     * whole (the connection) is thrown.
      *
      * <p>In a cluster, Jedis's pipeline sends each call to the node its slot cache names, and neither follows
      * a MOVED or ASK reply nor renews the cache; such a call (and one answered TRYAGAIN while its slot
@@ -123,12 +126,16 @@ final class LuaScript {
             try {
                 reply = responses.get(i).get();
             } catch (JedisDataException e) {
-                if (e instanceof JedisRedirectionException || isTryAgain(e)) {
-                    reply = run(redis, calls.get(i).keys(), calls.get(i).args());
-                } else if (String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
-                    reply = redis.eval(source, calls.get(i).keys(), calls.get(i).args());
-                } else {
-                    throw e;
+                try {
+                    if (e instanceof JedisRedirectionException || isTryAgain(e)) {
+                        reply = run(redis, calls.get(i).keys(), calls.get(i).args());
+                    } else if (String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
+                        reply = redis.eval(source, calls.get(i).keys(), calls.get(i).args());
+                    } else {
+                        reply = e;
+                    }
+                } catch (JedisException resendFailed) {
+                    reply = resendFailed;
                 }
             }
             replies.add(reply);

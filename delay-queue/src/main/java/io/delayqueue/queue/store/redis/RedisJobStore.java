@@ -13,6 +13,8 @@ import io.delayqueue.queue.store.ShardStats;
 import io.delayqueue.queue.store.StaleEpochException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -122,13 +124,27 @@ public final class RedisJobStore implements JobStore {
         List<Object> replies = call(() -> push.runAll(redis, calls));
         Boolean[] created = new Boolean[jobs.size()];
         int c = 0;
+        JedisException failure = null;
+        int failedShards = 0;
         for (List<Integer> positions : byShard.values()) {
-            List<?> reply = (List<?>) replies.get(c++);
-            for (int k = 0; k < reply.size(); k++) {
-                created[positions.get(k)] = ((Long) reply.get(k)) == 1L;
+            Object reply = replies.get(c++);
+            if (reply instanceof JedisException failed) { // this shard's call failed: its jobs stay null
+                failure = failed;
+                failedShards++;
+                continue;
+            }
+            List<?> results = (List<?>) reply;
+            for (int k = 0; k < results.size(); k++) {
+                created[positions.get(k)] = ((Long) results.get(k)) == 1L;
             }
         }
-        return List.of(created);
+        if (failedShards == byShard.size() && failure != null) {
+            JedisException everyShard = failure;
+            return call(() -> {
+                throw everyShard;
+            });
+        }
+        return Collections.unmodifiableList(Arrays.asList(created));
     }
 
     @Override

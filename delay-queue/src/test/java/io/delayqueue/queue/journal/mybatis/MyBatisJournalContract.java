@@ -8,6 +8,7 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
@@ -32,6 +33,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -488,5 +490,195 @@ abstract class MyBatisJournalContract {
                 .isInstanceOf(DelayQueueException.Unavailable.class)
                 .hasMessageContaining("closing");
         journal = null;
+    }
+
+    private MyBatisJournal newJournal(Duration commitTimeout, int queueCapacity, Clock clock) {
+        return new MyBatisJournal(
+                db.sessions(),
+                new MyBatisJournal.Settings(
+                        JournalMode.SYNC, Duration.ofMillis(100), 10_000, commitTimeout, queueCapacity, CREATE_WRITERS),
+                clock);
+    }
+
+    private static Job jobWithUrl(String id, String url) {
+        return new Job(id, "orders", null, null, "body of " + id, T0 + 1000, 30_000, 3, url, 0, T0, JobStatus.DELAY, 0);
+    }
+
+    @Test
+    void a_row_the_database_refuses_fails_only_its_own_entry_and_the_rest_of_its_commit_is_written() {
+        // hold the writers, so that the entries below queue up and share the next commit
+        db.gate().hold();
+        String first = newId();
+        Journal.PendingCreate holding = journal.startCreated(List.of(job(first, T0 + 1000)));
+        Await.until(WAIT, () -> db.gate().waiting() >= 1, "a writer waits for a connection");
+        List<String> good = new ArrayList<>();
+        List<Journal.PendingCreate> goodPending = new ArrayList<>();
+        List<Journal.PendingCreate> poisonPending = new ArrayList<>();
+        List<String> poison = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            if (i % 10 == 5) {
+                String id = newId();
+                poison.add(id);
+                // a url longer than its column: only the database refuses it here (the engine checks it first)
+                poisonPending.add(journal.startCreated(List.of(jobWithUrl(id, "http://x/" + "a".repeat(3000)))));
+            } else {
+                String id = newId();
+                good.add(id);
+                goodPending.add(journal.startCreated(List.of(job(id, T0 + 1000))));
+            }
+        }
+        db.gate().open();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        assertThat(holding.await(deadline)).isEmpty();
+        for (Journal.PendingCreate p : goodPending) {
+            assertThat(p.await(deadline))
+                    .as("a valid entry of a commit with a refused row")
+                    .isEmpty();
+        }
+        for (Journal.PendingCreate p : poisonPending) {
+            assertThatThrownBy(() -> p.await(deadline))
+                    .isInstanceOf(DelayQueueException.InvalidField.class)
+                    .hasMessageContaining("url")
+                    .satisfies(e ->
+                            assertThat(((DelayQueueException) e).httpStatus()).isEqualTo(400));
+        }
+        for (String id : good) {
+            assertThat(journal.find(id)).as("valid job %s", id).isPresent();
+        }
+        for (String id : poison) {
+            assertThat(journal.find(id)).as("refused job %s", id).isEmpty();
+        }
+        assertThat(count("SELECT COUNT(*) FROM delay_queue_job_log WHERE event = 'CREATED'"))
+                .isEqualTo(good.size() + 1);
+        Await.until(WAIT, () -> journal.queuedRows() == 0, "the backlog is empty");
+    }
+
+    @Test
+    void a_create_still_queued_at_its_deadline_is_never_written_and_one_whose_commit_is_under_way_is_unknown() {
+        db.gate().hold();
+        List<String> taken = new ArrayList<>();
+        List<Journal.PendingCreate> takenPending = new ArrayList<>();
+        for (int i = 0; i < CREATE_WRITERS; i++) {
+            String id = newId();
+            taken.add(id);
+            takenPending.add(journal.startCreated(List.of(job(id, T0 + 1000))));
+            int writers = i + 1;
+            Await.until(WAIT, () -> db.gate().waiting() == writers, "a writer takes the create and waits");
+        }
+        String queued = newId();
+        Journal.PendingCreate queuedPending = journal.startCreated(List.of(job(queued, T0 + 1000)));
+        long now = System.nanoTime();
+        for (Journal.PendingCreate p : takenPending) {
+            assertThatThrownBy(() -> p.await(now))
+                    .as("a create whose commit is under way at the deadline")
+                    .isInstanceOf(DelayQueueException.OutcomeUnknown.class)
+                    .hasMessageContaining("may still land");
+        }
+        assertThatThrownBy(() -> queuedPending.await(now))
+                .as("a create no writer took by the deadline")
+                .isInstanceOf(DelayQueueException.Unavailable.class)
+                .hasMessageContaining("not written");
+        db.gate().open();
+        for (String id : taken) {
+            Await.until(WAIT, () -> journal.find(id).isPresent(), "the commit under way lands");
+        }
+        Await.until(WAIT, () -> journal.queuedRows() == 0, "the backlog is empty");
+        assertThat(journal.find(queued)).as("the create given up while queued").isEmpty();
+    }
+
+    @Test
+    void lagged_transitions_wait_for_room_while_the_database_is_away_and_every_one_arrives_with_exact_counts()
+            throws Exception {
+        journal.close();
+        int capacity = 40; // rows: 20 transitions
+        journal = newJournal(Duration.ofMinutes(1), capacity, Clock.systemUTC());
+        String id = newId();
+        journal.recordCreated(List.of(job(id, T0 + 1000)));
+        db.gate().refuse();
+        int transitions = 100;
+        AtomicInteger recorded = new AtomicInteger();
+        Thread producer = new Thread(() -> {
+            for (int i = 0; i < transitions; i++) {
+                journal.recordTransitions(List.of(Transition.of(
+                        id, JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, T0 + i, "attempt " + i)));
+                recorded.incrementAndGet();
+            }
+        });
+        producer.start();
+        Await.until(
+                WAIT,
+                () -> producer.getState() == Thread.State.TIMED_WAITING && recorded.get() < transitions,
+                "the producer waits for room");
+        assertThat(journal.queuedRows())
+                .as("rows held while the database is away")
+                .isLessThanOrEqualTo(capacity);
+        assertThatThrownBy(() -> journal.recordCreated(List.of(job(newId(), T0))))
+                .as("a push while the backlog is full")
+                .isInstanceOf(DelayQueueException.Unavailable.class)
+                .hasMessageContaining("rows behind");
+        db.gate().open();
+        producer.join(WAIT.toMillis());
+        assertThat(producer.isAlive()).as("producer still blocked").isFalse();
+        Await.until(WAIT, () -> journal.queuedRows() == 0, "every row is written");
+        assertThat(count("SELECT COUNT(*) FROM delay_queue_job_log WHERE event = 'TTR_EXPIRED'"))
+                .isEqualTo(transitions);
+        assertThat(db.queryString("SELECT attempts FROM delay_queue_job WHERE id = '" + id + "'"))
+                .isEqualTo(String.valueOf(transitions));
+        assertThat(journal.recordCreated(List.of(job(newId(), T0))))
+                .as("pushes work again")
+                .isEmpty();
+    }
+
+    @Test
+    void an_unexpected_error_while_writing_loses_no_lagged_entry_and_keeps_the_row_count_exact() {
+        journal.close();
+        AtomicInteger failuresLeft = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean thrown = new java.util.concurrent.atomic.AtomicBoolean();
+        Clock failing = new Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return java.time.ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public java.time.Instant instant() {
+                return java.time.Instant.ofEpochMilli(millis());
+            }
+
+            @Override
+            public long millis() {
+                if (failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    thrown.set(true);
+                    throw new AssertionError("an unexpected error, thrown by the test's clock");
+                }
+                return System.currentTimeMillis();
+            }
+        };
+        journal = newJournal(Duration.ofMinutes(1), 1_000_000, failing);
+        String id = newId();
+        journal.recordCreated(List.of(job(id, T0 + 1000)));
+
+        db.gate().hold(); // the next transitions share one commit, which fails unexpectedly
+        journal.recordTransitions(
+                List.of(Transition.of(id, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 1, null)));
+        Await.until(WAIT, () -> journal.queuedRows() == 2, "the transition is queued");
+        failuresLeft.set(1);
+        journal.recordTransitions(
+                List.of(Transition.of(id, JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, T0 + 2, null)));
+        db.gate().open();
+        Await.until(WAIT, thrown::get, "the writer met the error");
+        Await.until(WAIT, () -> journal.queuedRows() == 0, "every row is written and counted once");
+        assertThat(statusOf(id)).isEqualTo(JobStatus.RESERVED);
+        assertThat(count("SELECT COUNT(*) FROM delay_queue_job_log WHERE job_id = '" + id + "'"))
+                .isEqualTo(3);
+        assertThat(journal.recordCreated(List.of(job(newId(), T0))))
+                .as("pushes work on")
+                .isEmpty();
+        assertThat(journal.queuedRows()).isZero();
     }
 }
