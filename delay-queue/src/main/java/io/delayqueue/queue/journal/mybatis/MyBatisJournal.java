@@ -95,6 +95,7 @@ public final class MyBatisJournal implements Journal {
     private final AtomicLong transientFailures = new AtomicLong();
     /** Whether the database is H2, whose commits must be forced to disk by hand; known at the first write. */
     private volatile Boolean h2;
+
     private final AtomicLong refusedEntries = new AtomicLong();
     /** Lagged callers wait on it for room in the backlog. */
     private final Object room = new Object();

@@ -130,7 +130,8 @@ final class LuaScript {
                     if (e instanceof JedisRedirectionException || isTryAgain(e)) {
                         reply = run(redis, calls.get(i).keys(), calls.get(i).args());
                     } else if (String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
-                        reply = redis.eval(source, calls.get(i).keys(), calls.get(i).args());
+                        reply = redis.eval(
+                                source, calls.get(i).keys(), calls.get(i).args());
                     } else {
                         reply = e;
                     }
