@@ -59,7 +59,6 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
     private final Map<String, Counter> sendFailed = new ConcurrentHashMap<>();
     private final Map<String, Counter> retried = new ConcurrentHashMap<>();
     private final Map<String, Counter> dead = new ConcurrentHashMap<>();
-    private final Map<String, Counter> ttrExpired = new ConcurrentHashMap<>();
     private final Map<String, Timer> lateness = new ConcurrentHashMap<>();
     private final AtomicReference<Stats> stats = new AtomicReference<>();
     private volatile MeterRegistry registry;
@@ -263,11 +262,6 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
     @Override
     public void dead(String topic) {
         increment(counter(dead, "delay.jobs.dead", "jobs that ran out of attempts", topic));
-    }
-
-    @Override
-    public void ttrExpired(String topic) {
-        increment(counter(ttrExpired, "delay.ttr.expired", "reservations that ran out unfinished", topic));
     }
 
     @Override

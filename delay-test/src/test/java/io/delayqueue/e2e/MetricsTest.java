@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.Await;
+import io.delayqueue.e2e.support.FreePorts;
 import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TestDatabase;
@@ -43,7 +44,9 @@ import org.springframework.test.context.DynamicPropertySource;
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.dispatch.topics.metrics.pull=pull",
-            "delay.metrics.max-topics=3"
+            "delay.dispatch.topics.metrics.http=http",
+            "delay.retry.backoff=100ms",
+            "delay.metrics.max-topics=4"
         })
 @Import(RecordingDispatcherConfig.class)
 @DirtiesContext
@@ -75,6 +78,17 @@ class MetricsTest {
         String deleted = push(api, "metrics.orders", 600_000, null);
         assertThat(api.delete("/jobs/" + deleted).status()).isEqualTo(200);
         String dead = push(api, "metrics.pull", 0, 1);
+        // sent to a port nobody listens on: it fails, is retried once, fails again and is dead
+        Map<String, Object> callback = new LinkedHashMap<>();
+        callback.put("topic", "metrics.http");
+        callback.put("body", "metrics");
+        callback.put("url", "http://127.0.0.1:" + FreePorts.free() + "/callback");
+        callback.put("maxAttempts", 2);
+        Api.Response failing = api.postJson("/push", callback);
+        assertThat(failing.status()).as("push: %s", failing).isEqualTo(200);
+        String failingId = failing.data().asText();
+        Await.until(WAIT, "the callback job is dead after two failed sends", () -> "DEAD"
+                .equals(api.get("/jobs/" + failingId).data().path("status").asText()));
         Await.until(WAIT, "the push job is delivered", () -> !recorder.deliveriesOf(Set.of(delivered))
                 .isEmpty());
         Await.until(WAIT, "the pull job is reserved", () -> {
@@ -85,13 +99,16 @@ class MetricsTest {
                 .equals(api.get("/jobs/" + dead).data().path("status").asText()));
 
         Await.until(
-                WAIT, "the gauges show the dead job", () -> scrape(api).contains("delay_jobs{status=\"DEAD\"} 1.0"));
+                WAIT, "the gauges show the dead jobs", () -> scrape(api).contains("delay_jobs{status=\"DEAD\"} 2.0"));
         String exported = scrape(api);
         assertThat(exported)
                 .contains("delay_jobs_pushed_total{topic=\"metrics.orders\"} 2.0")
                 .contains("delay_jobs_pushed_total{topic=\"metrics.pull\"} 1.0")
                 .contains("delay_jobs_handed_over_total{topic=\"metrics.orders\"} 1.0")
                 .contains("delay_jobs_dead_total{topic=\"metrics.pull\"} 1.0")
+                .contains("delay_sends_failed_total{topic=\"metrics.http\"} 2.0")
+                .contains("delay_jobs_retried_total{topic=\"metrics.http\"} 1.0")
+                .contains("delay_jobs_dead_total{topic=\"metrics.http\"} 1.0")
                 .contains("delay_jobs_deleted_total 1.0")
                 .contains("delay_handover_lateness_seconds_bucket{topic=\"metrics.orders\"")
                 .contains("delay_ha_role{role=\"standalone\"} 1.0")
@@ -116,7 +133,7 @@ class MetricsTest {
         }
         assertThat(names).as("metrics exported").containsAll(queried);
 
-        // topics past delay.metrics.max-topics (3) share one label
+        // topics past delay.metrics.max-topics (4) share one label
         for (int i = 0; i < 6; i++) {
             push(api, "metrics.many" + i, 600_000, null);
         }
@@ -125,8 +142,8 @@ class MetricsTest {
                 .filter(l -> l.startsWith("delay_jobs_pushed_total{"))
                 .count();
         assertThat(topicLabels)
-                .as("pushed counters: at most 3 topics and _other")
-                .isLessThanOrEqualTo(4);
+                .as("pushed counters: at most 4 topics and _other")
+                .isLessThanOrEqualTo(5);
         assertThat(exported).contains("delay_jobs_pushed_total{topic=\"_other\"}");
     }
 

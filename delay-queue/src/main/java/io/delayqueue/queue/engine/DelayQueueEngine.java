@@ -136,7 +136,8 @@ public final class DelayQueueEngine implements AutoCloseable {
                         + ", pull; rocketmq needs delay.rocketmq.namesrv, activemq needs delay.activemq.url)");
             }
         }
-        this.pipeline = new DispatchPipeline(store, routes, byName, config, journal, clock, this::onScheduled);
+        this.pipeline = new DispatchPipeline(
+                store, routes, byName, config, journal, clock, this::onScheduled, new CurrentListener());
         this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
         this.pullWaiters =
                 new PullWaiters(this::tryReserve, config.pullRecheck().toMillis());
@@ -177,6 +178,24 @@ public final class DelayQueueEngine implements AutoCloseable {
     public DeadLetters deadLetters() {
         ensureOpen();
         return deadLetters;
+    }
+
+    /** Hands each event to the listener set now (the pipeline is made before one is set). */
+    private final class CurrentListener implements EngineListener {
+        @Override
+        public void sendFailed(String topic) {
+            listener.sendFailed(topic);
+        }
+
+        @Override
+        public void retried(String topic) {
+            listener.retried(topic);
+        }
+
+        @Override
+        public void dead(String topic) {
+            listener.dead(topic);
+        }
     }
 
     /** Who hears what happens to jobs (metrics), from now on. */

@@ -72,6 +72,7 @@ final class DispatchPipeline implements AutoCloseable {
     private final Map<String, RetryPolicy> topicRetryPolicies;
     private final DispatchLanes lanes;
     private final ScheduleListener scheduled;
+    private final EngineListener listener;
     private final Journal journal;
     private final Clock clock;
     private final Semaphore capacity;
@@ -94,7 +95,9 @@ final class DispatchPipeline implements AutoCloseable {
             EngineConfig config,
             Journal journal,
             Clock clock,
-            ScheduleListener scheduled) {
+            ScheduleListener scheduled,
+            EngineListener listener) {
+        this.listener = listener;
         this.store = store;
         this.routes = routes;
         this.dispatchers = Map.copyOf(dispatchers);
@@ -260,6 +263,7 @@ final class DispatchPipeline implements AutoCloseable {
             putBack(shard, Map.of(attemptOf(job), now + busyRetryDelay(job, now)), cause.getMessage());
         } else {
             failed.incrementAndGet();
+            listener.sendFailed(job.topic());
             scheduleRetry(shard, job, cause);
         }
     }
@@ -333,6 +337,11 @@ final class DispatchPipeline implements AutoCloseable {
             }
             if (outcome.applied()) {
                 boolean dead = outcome.status() == JobStatus.DEAD;
+                if (dead) {
+                    listener.dead(job.topic());
+                } else {
+                    listener.retried(job.topic());
+                }
                 journal.recordTransitions(List.of(new Transition(
                         job.id(),
                         dead ? JobEvent.DEAD : JobEvent.RETRIED,

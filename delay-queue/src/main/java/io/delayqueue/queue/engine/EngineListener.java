@@ -23,9 +23,6 @@ public interface EngineListener {
     /** A job ran out of attempts and is a dead letter. */
     default void dead(String topic) {}
 
-    /** A reservation ran out before its consumer finished the job. */
-    default void ttrExpired(String topic) {}
-
     /** Jobs were deleted (their {@code DELETED} committed), by a delete or clearAll. */
     default void deleted(int jobs) {}
 }
