@@ -41,6 +41,7 @@ public class ApiDocumentation {
     /** What each query or path parameter of the controllers means, by name. */
     private static final Map<String, String> PARAMETERS = Map.of(
             "jobId", "the job's id",
+            "JobId", "the job's id, as mykit-delay spells it (give jobId or JobId)",
             "id", "the job's id",
             "topic", "the topic, [A-Za-z0-9._-]{1,64}",
             "timeout", "milliseconds to wait for a ready job (at most delay.pull.max-timeout); 0 answers at once",

@@ -129,9 +129,16 @@ public class JobController {
                 report, report.restored() + " restored, " + report.alreadyPresent() + " already in Redis");
     }
 
+    /** Restores one job; {@code JobId} is mykit-delay's spelling of {@code jobId}, taken as it documents it. */
     @GetMapping("/reStoreJob")
-    public ResponseEntity<ApiResponse<RestoreReport>> restoreJob(@RequestParam(required = false) String jobId) {
-        RestoreReport report = engine.restoreJob(requireJobId("jobId", jobId));
+    public ResponseEntity<ApiResponse<RestoreReport>> restoreJob(
+            @RequestParam(required = false) String jobId,
+            @RequestParam(name = "JobId", required = false) String mykitJobId) {
+        if (jobId != null && mykitJobId != null) {
+            throw new DelayQueueException.InvalidField("jobId", "and JobId name the same thing; give one");
+        }
+        RestoreReport report = engine.restoreJob(
+                jobId == null && mykitJobId != null ? requireJobId("JobId", mykitJobId) : requireJobId("jobId", jobId));
         return ApiResponse.ok(report, report.restored() == 1 ? "restored" : "already in Redis");
     }
 
@@ -139,7 +146,8 @@ public class JobController {
     @GetMapping("/clearAll")
     public ResponseEntity<ApiResponse<Long>> clearAll(@RequestParam(required = false) String confirm) {
         if (!parseBoolean("confirm", confirm, false)) {
-            throw new DelayQueueException.InvalidField("confirm", "must be true to delete every queued job");
+            throw new DelayQueueException.InvalidField(
+                    "confirm", "must be true to delete every queued job: call GET /clearAll?confirm=true");
         }
         long deleted = engine.clearAll();
         return ApiResponse.ok(deleted, deleted + " jobs deleted");

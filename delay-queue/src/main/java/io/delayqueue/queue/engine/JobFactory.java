@@ -90,6 +90,7 @@ public final class JobFactory {
         checkShort(r.subtopic(), field + "subtopic");
         checkShort(r.bizKey(), field + "bizKey");
         long maxDelay = config.maxDelay().toMillis();
+        checkMykitFields(r, now, maxDelay, field);
         long executeAt;
         if (r.delay() != null && r.executeAt() != null) {
             throw new InvalidField(field + "delay", "and executeAt are mutually exclusive; give one");
@@ -100,7 +101,8 @@ public final class JobFactory {
             if (r.delay() > maxDelay) {
                 throw new InvalidField(field + "delay", "must be at most " + maxDelay + " ms");
             }
-            executeAt = now + r.delay();
+            // mykit-delay counts the delay from the job's createTime; a due time in the past means "now"
+            executeAt = r.createTime() != null ? Math.max(r.createTime() + r.delay(), now) : now + r.delay();
         } else if (r.executeAt() != null) {
             if (r.executeAt() < 0) {
                 throw new InvalidField(field + "executeAt", "must not be negative");
@@ -148,6 +150,29 @@ public final class JobFactory {
                 now,
                 JobStatus.DELAY,
                 0);
+    }
+
+    /** mykit-delay's push fields: {@code status} 0 only, {@code ttl} not negative, {@code createTime} sane. */
+    private static void checkMykitFields(PushRequest r, long now, long maxDelay, String field) {
+        if (r.status() != null && r.status() != 0) {
+            throw new InvalidField(
+                    field + "status",
+                    "may only be 0 on a push (mykit-delay's waiting-to-be-put); the service keeps a job's status");
+        }
+        if (r.ttl() != null && r.ttl() < 0) {
+            throw new InvalidField(
+                    field + "ttl", "must not be negative (it is accepted and ignored, as mykit-delay does)");
+        }
+        if (r.createTime() != null) {
+            if (r.executeAt() != null) {
+                throw new InvalidField(
+                        field + "createTime", "is where delay counts from; give delay with it, not executeAt");
+            }
+            if (r.createTime() < 0 || Math.abs(r.createTime() - now) > maxDelay) {
+                throw new InvalidField(
+                        field + "createTime", "must be epoch milliseconds within " + maxDelay + " ms of now");
+            }
+        }
     }
 
     private Job withGeneratedId(Job job, long now) {

@@ -246,4 +246,31 @@ class JobFactoryTest {
         rejects(null, "[2].", "[2]");
         rejects(null, "", "body");
     }
+
+    private static PushRequest mykit(Long delay, Long executeAt, Integer status, Long ttl, Long createTime) {
+        return new PushRequest(
+                null, "t", null, null, "b", delay, executeAt, null, null, null, null, status, ttl, createTime);
+    }
+
+    @Test
+    void mykit_delay_counts_from_create_time_and_a_time_already_past_is_now() {
+        assertThat(factory.create(mykit(10_000L, null, 0, 12L, NOW - 4_000), NOW, "")
+                        .executeAt())
+                .isEqualTo(NOW + 6_000);
+        assertThat(factory.create(mykit(1_000L, null, null, null, NOW - 4_000), NOW, "")
+                        .executeAt())
+                .isEqualTo(NOW);
+        assertThat(factory.create(mykit(1_000L, null, 0, 0L, null), NOW, "").executeAt())
+                .as("without createTime the delay counts from now")
+                .isEqualTo(NOW + 1_000);
+    }
+
+    @Test
+    void mykit_delay_fields_are_checked() {
+        rejects(mykit(1_000L, null, 1, null, null), "status");
+        rejects(mykit(1_000L, null, null, -1L, null), "ttl");
+        rejects(mykit(null, NOW + 5_000, null, null, NOW), "createTime");
+        rejects(mykit(1_000L, null, null, null, NOW - Duration.ofDays(2).toMillis()), "createTime");
+        rejects(mykit(1_000L, null, null, null, -5L), "createTime");
+    }
 }
