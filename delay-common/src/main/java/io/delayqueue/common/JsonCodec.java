@@ -24,7 +24,6 @@ import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.CharBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -114,10 +113,12 @@ public final class JsonCodec {
     }
 
     private static <T> T readStrict(byte[] json, JavaType type, String pathPrefix) {
-        CharBuffer text = StrictUtf8.decode(json, "body", "of the request");
+        // Jackson's own UTF-8 reader lets overlong forms and encoded surrogates through: check first, then let
+        // it parse the bytes (its fastest path)
+        StrictUtf8.requireWellFormed(json, "body", "of the request");
         JsonParser parser;
         try {
-            parser = STRICT.createParser(text.array(), text.arrayOffset(), text.remaining());
+            parser = STRICT.createParser(json);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -66,6 +66,17 @@ class JsonCodecEncodingTest {
     }
 
     @Test
+    void long_valid_text_is_read_whole_and_a_bad_byte_far_into_it_is_found_at_its_offset() {
+        String text = "é😀中".repeat(3000); // 27 000 bytes: checked in several pieces
+        PushRequest r = JsonCodec.readPushRequest(
+                ("{\"topic\":\"t\",\"body\":\"" + text + "\"}").getBytes(StandardCharsets.UTF_8));
+        assertThat(r.body()).isEqualTo(text);
+
+        byte[] bad = bodyWith("41".repeat(20_000) + "EDA080");
+        rejects(bad, "body", "bytes ED A0 80 at offset " + (22 + 20_000));
+    }
+
+    @Test
     void truncated_sequence_at_the_very_end_is_refused() {
         byte[] json = json("{'topic':'t','body':'x'}");
         byte[] cut = java.util.Arrays.copyOf(json, json.length + 1);

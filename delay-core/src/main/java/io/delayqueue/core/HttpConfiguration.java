@@ -1,11 +1,13 @@
 package io.delayqueue.core;
 
+import io.delayqueue.controller.JsonCorsProcessor;
 import io.delayqueue.controller.JsonErrorReportValve;
 import io.delayqueue.controller.StrictInputInterceptor;
 import io.delayqueue.controller.Utf8WriterJsonFactory;
 import org.apache.catalina.Valve;
 import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.valves.ErrorReportValve;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.jackson.Jackson2ObjectMapperBuilderCustomizer;
 import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
@@ -13,6 +15,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+import org.springframework.web.servlet.handler.AbstractHandlerMapping;
 
 /**
  * The HTTP layer's strictness: bodies must be JSON and query strings well-formed UTF-8 ({@link
@@ -32,6 +35,20 @@ public class HttpConfiguration implements WebMvcConfigurer {
     @Bean
     public Jackson2ObjectMapperBuilderCustomizer utf8WriterJsonFactory() {
         return builder -> builder.factory(new Utf8WriterJsonFactory());
+    }
+
+    /** Every handler mapping refuses a CORS preflight in the envelope ({@link JsonCorsProcessor}). */
+    @Bean
+    public static BeanPostProcessor jsonCorsRefusals() {
+        return new BeanPostProcessor() {
+            @Override
+            public Object postProcessAfterInitialization(Object bean, String beanName) {
+                if (bean instanceof AbstractHandlerMapping mapping) {
+                    mapping.setCorsProcessor(new JsonCorsProcessor());
+                }
+                return bean;
+            }
+        };
     }
 
     /**

@@ -460,6 +460,16 @@ class StrictInputTest {
         a.assertError(400, "body is required");
     }
 
+    @Test
+    void a_cross_origin_preflight_is_refused_in_the_envelope() {
+        Answer a = raw(("OPTIONS /push HTTP/1.1\r\nHost: x\r\nOrigin: http://elsewhere.example\r\n"
+                        + "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type\r\n"
+                        + "Connection: close\r\n\r\n")
+                .getBytes(ISO_8859_1));
+
+        a.assertError(403, "cross-origin request refused");
+    }
+
     // ---- Tomcat's own errors over a raw socket ----
 
     static Stream<Arguments> rawRequests() {
