@@ -392,6 +392,21 @@ public final class EmbeddedRedis implements AutoCloseable {
         }
     }
 
+    private static void stop(Process p) {
+        if (p == null) {
+            return;
+        }
+        p.destroy();
+        try {
+            if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                p.waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             socket.setReuseAddress(true);
@@ -405,23 +420,17 @@ public final class EmbeddedRedis implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
-        Process p = process;
-        if (p != null) {
-            p.destroy();
-            try {
-                if (!p.waitFor(5, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    p.waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        // The supervisor may be starting a server again right now: stop whatever it runs until it is done.
+        for (int round = 0; round < 3; round++) {
+            stop(process);
+            if (supervisor == null || Thread.currentThread() == supervisor || !supervisor.isAlive()) {
+                break;
             }
-        }
-        if (supervisor != null && Thread.currentThread() != supervisor) {
             try {
-                supervisor.join(TimeUnit.SECONDS.toMillis(5));
+                supervisor.join(TimeUnit.SECONDS.toMillis(2));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                break;
             }
         }
         try {
