@@ -52,7 +52,7 @@ public record EngineConfig(
     public static final int DEFAULT_MAX_ATTEMPTS = 10;
     public static final Duration DEFAULT_MAX_DELAY = Duration.ofDays(365);
     public static final int DEFAULT_MAX_BODY_BYTES = 64 * 1024;
-    /** The largest body the journal holds: its {@code body} column is a MEDIUMTEXT. */
+    /** The largest body the journal holds (its {@code body} column is a MEDIUMTEXT): a larger limit is capped. */
     public static final int MAX_JOURNAL_BODY_BYTES = 16 * 1024 * 1024 - 1;
 
     public static final int DEFAULT_MAX_BATCH_SIZE = 1000;
@@ -310,10 +310,6 @@ public record EngineConfig(
             require(defaultMaxAttempts >= 1, "default max attempts must be at least 1");
             requirePositive(maxDelay, "max delay");
             require(maxBodyBytes >= 1, "max body size must be at least 1 byte");
-            // the journal's body column is a MEDIUMTEXT
-            require(
-                    maxBodyBytes <= MAX_JOURNAL_BODY_BYTES,
-                    "max body size must be at most 16MB - 1 byte (the journal's limit)");
             require(maxBatchSize >= 1, "max batch size must be at least 1");
             requirePositive(maxPollTimeout, "max poll timeout");
             requirePositive(pullRecheck, "pull recheck");

@@ -79,10 +79,10 @@ public final class JobFactory {
             throw new InvalidField(field + "body", "is required");
         }
         int bodyBytes = utf8Length(r.body());
-        if (bodyBytes > config.maxBodyBytes()) {
+        int maxBodyBytes = Math.min(config.maxBodyBytes(), EngineConfig.MAX_JOURNAL_BODY_BYTES);
+        if (bodyBytes > maxBodyBytes) {
             throw new InvalidField(
-                    field + "body",
-                    "is " + bodyBytes + " bytes, over the limit of " + config.maxBodyBytes() + " bytes");
+                    field + "body", "is " + bodyBytes + " bytes, over the limit of " + maxBodyBytes + " bytes");
         }
         if (r.id() != null && !JobIds.CLIENT_ID.matcher(r.id()).matches()) {
             throw new InvalidField(field + "id", "must match [A-Za-z0-9._:-]{1,128}");

@@ -484,7 +484,8 @@ public final class MyBatisJournal implements Journal {
      * committed on its own, down to the entry at fault, which alone fails (a 4xx naming the column for a push);
      * the others are written as if it had never been there.
      *
-     * @throws RuntimeException any other failure (the database down, say): nothing of the batch is settled
+     * @throws RuntimeException any other failure (the database down, say): the entries it did not commit are
+     *     left unsettled (those an earlier half of a split committed are settled)
      */
     private void commitIsolating(List<Entry> batch) {
         Map<Entry, Set<String>> existing;

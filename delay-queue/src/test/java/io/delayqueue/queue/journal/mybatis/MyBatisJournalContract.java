@@ -681,4 +681,30 @@ abstract class MyBatisJournalContract {
                 .isEmpty();
         assertThat(journal.queuedRows()).isZero();
     }
+
+    @Test
+    void text_in_any_language_is_stored_as_it_was_pushed() {
+        String id = newId();
+        String text = "注文 42 を閉じる, заказ, طلب, 🚀🧾 and a lone \u00e9";
+        Job job = new Job(
+                id,
+                "orders",
+                "サブ🚀",
+                "ключ-🧾",
+                text,
+                T0 + 1000,
+                30_000,
+                3,
+                "https://example.test/✓",
+                0,
+                T0,
+                JobStatus.DELAY,
+                0);
+        journal.recordCreated(List.of(job));
+        Job read = journal.find(id).orElseThrow();
+        assertThat(read.body()).isEqualTo(text);
+        assertThat(read.subtopic()).isEqualTo("サブ🚀");
+        assertThat(read.bizKey()).isEqualTo("ключ-🧾");
+        assertThat(read.url()).isEqualTo("https://example.test/✓");
+    }
 }
