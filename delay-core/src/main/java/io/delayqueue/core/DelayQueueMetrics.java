@@ -11,6 +11,7 @@ import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.store.ShardStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
@@ -130,6 +131,20 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
                     .register(registry);
             FunctionCounter.builder("delay.journal.transient.failures", j, MyBatisJournal::transientFailures)
                     .description("journal commits that failed and were written again")
+                    .register(registry);
+            FunctionCounter.builder("delay.journal.refused.entries", j, MyBatisJournal::refusedEntries)
+                    .description("journal entries the database refused for what they hold (their callers got a 4xx)")
+                    .register(registry);
+            FunctionTimer.builder(
+                            "delay.journal.commit",
+                            j,
+                            MyBatisJournal::commits,
+                            MyBatisJournal::commitNanos,
+                            TimeUnit.NANOSECONDS)
+                    .description("time to write and commit a group (count and total: the mean per commit)")
+                    .register(registry);
+            Gauge.builder("delay.journal.queued.rows", j, MyBatisJournal::queuedRows)
+                    .description("rows waiting for the journal (bounded by delay.journal.queue-capacity)")
                     .register(registry);
         }
         refresh();

@@ -91,6 +91,9 @@ public final class MyBatisJournal implements Journal {
     private final List<Thread> writers = new ArrayList<>();
     private volatile boolean closing;
     private final AtomicLong commits = new AtomicLong();
+    /** Time spent writing and committing the groups counted in {@code commits}. */
+    private final java.util.concurrent.atomic.LongAdder commitNanos = new java.util.concurrent.atomic.LongAdder();
+
     private final AtomicLong rowsWritten = new AtomicLong();
     private final AtomicLong transientFailures = new AtomicLong();
     /** Whether the database is H2, whose commits must be forced to disk by hand; known at the first write. */
@@ -225,6 +228,11 @@ public final class MyBatisJournal implements Journal {
 
     public long commits() {
         return commits.get();
+    }
+
+    /** Nanoseconds spent writing and committing groups, over {@link #commits()} groups. */
+    public long commitNanos() {
+        return commitNanos.sum();
     }
 
     public long rowsWritten() {
@@ -622,6 +630,7 @@ public final class MyBatisJournal implements Journal {
      */
     private Map<Entry, Set<String>> write(List<Entry> batch, boolean lookUpIds) {
         long now = clock.millis();
+        long startNanos = System.nanoTime();
         // by identity: an entry is a record, whose hashCode would hash every job in it, bodies and all
         Map<Entry, Set<String>> existingByEntry = new IdentityHashMap<>();
         // A BATCH session: the existence query runs at once, then every insert and update is queued as a JDBC
@@ -713,6 +722,7 @@ public final class MyBatisJournal implements Journal {
                 } catch (RuntimeException broken) {
                     throw new CommitBrokeOff(broken);
                 }
+                commitNanos.add(System.nanoTime() - startNanos);
                 commits.incrementAndGet();
                 rowsWritten.addAndGet(newJobs.size() + logRows.size());
             } catch (RuntimeException | Error failure) {
