@@ -37,6 +37,7 @@ import redis.clients.jedis.params.SetParams;
  * state machine, this class only encodes arguments and decodes replies.
  */
 public final class RedisJobStore implements JobStore {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedisJobStore.class);
     private static final int PURGE_PER_MOVE = 200;
 
     private final UnifiedJedis redis;
@@ -131,6 +132,7 @@ public final class RedisJobStore implements JobStore {
             if (reply instanceof JedisException failed) { // this shard's call failed: its jobs stay null
                 failure = failed;
                 failedShards++;
+                log.warn("Redis did not take {} pushed jobs of one shard: {}", positions.size(), failed.toString());
                 continue;
             }
             List<?> results = (List<?>) reply;
