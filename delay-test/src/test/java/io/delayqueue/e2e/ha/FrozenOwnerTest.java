@@ -2,6 +2,7 @@ package io.delayqueue.e2e.ha;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.delayqueue.common.JobIds;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.Cluster;
@@ -116,6 +117,7 @@ class FrozenOwnerTest {
         Await.until(
                 SPREAD.plusSeconds(30), "the owner delivers", () -> owner.deliveryCount() >= 50, owner::deliveryCount);
 
+        List<Integer> frozenShards = owner.ownedShards();
         owner.pause();
         long pausedAt = System.currentTimeMillis();
         int otherBefore = other.deliveryCount();
@@ -126,13 +128,23 @@ class FrozenOwnerTest {
                 "frozen",
                 JOBS - JOBS / 3,
                 i -> secondDue + SPREAD.toMillis() * i / (JOBS - JOBS / 3)));
-        // the other instance takes every shard once the frozen one's session expired, and delivers
+        // the other instance takes every shard once the frozen one's session expired, and delivers their jobs
         Await.until(
                 SESSION_TIMEOUT.plusSeconds(30),
-                "the other instance took over and delivers",
-                () -> other.ownedShards().size() == SHARDS && other.deliveryCount() >= otherBefore + 50,
+                "the other instance took over and delivers the frozen owner's shards",
+                () -> other.ownedShards().size() == SHARDS
+                        && other.deliveries().stream()
+                                        .skip(otherBefore)
+                                        .filter(d -> frozenShards.contains(JobIds.shardOf(d.id(), SHARDS)))
+                                        .count()
+                                >= 50,
                 () -> other.ownedShards() + ", " + other.deliveryCount());
-        long takenOverAt = other.deliveries().get(otherBefore).wallMs();
+        long takenOverAt = other.deliveries().stream()
+                .skip(otherBefore)
+                .filter(d -> frozenShards.contains(JobIds.shardOf(d.id(), SHARDS)))
+                .findFirst()
+                .orElseThrow()
+                .wallMs();
         // the frozen JVM prints nothing: once every line it printed before is read, what comes next is after it woke
         long[] seen = {-1};
         Await.until(Duration.ofSeconds(30), "the frozen owner's output is read to its end", () -> {
