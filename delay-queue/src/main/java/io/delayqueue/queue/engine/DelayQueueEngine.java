@@ -965,11 +965,6 @@ public final class DelayQueueEngine implements AutoCloseable {
         while (from < byDue.size()) {
             long dueAt = Math.min(byDue.get(from).executeAt(), latest);
             waitUntil(dueAt, giveUpAt);
-            if (!coordinator.owns(shard)) {
-                // this instance lost the shard since the move (it may have been paused): the new owner sends them
-                pipeline.putBackUnsent(shard, byDue.subList(from, byDue.size()), "the shard's ownership was lost");
-                break;
-            }
             long handedAt = clock.millis();
             long now = Math.max(handedAt, dueAt);
             int to = from;
@@ -979,7 +974,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                         byDue.get(to).topic(), handedAt - byDue.get(to).executeAt());
                 to++;
             }
-            sends.add(pipeline.dispatch(shard, byDue.subList(from, to)));
+            sends.add(pipeline.dispatch(shard, byDue.subList(from, to), () -> coordinator.owns(shard)));
             from = to;
         }
         return sends.size() == 1 ? sends.get(0) : CompletableFuture.allOf(sends.toArray(CompletableFuture<?>[]::new));

@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -177,13 +178,27 @@ final class DispatchPipeline implements AutoCloseable {
      * an outcome (not when the acknowledgements are written).
      */
     CompletableFuture<Void> dispatch(int shard, List<Job> jobs) {
+        return dispatch(shard, jobs, () -> true);
+    }
+
+    /**
+     * {@link #dispatch(int, List)}, asking {@code stillOwned} before each send: once this instance no longer owns
+     * the shard (it may have been paused since it moved the jobs, and another instance took the shard over), the
+     * jobs not sent yet are put back for the new owner instead.
+     */
+    CompletableFuture<Void> dispatch(int shard, List<Job> jobs, BooleanSupplier stillOwned) {
         if (jobs.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
         List<CompletableFuture<?>> sends = new ArrayList<>(jobs.size());
         Map<Attempt, Long> noRoom = new LinkedHashMap<>();
         long now = clock.millis();
-        for (Job job : jobs) {
+        for (int i = 0; i < jobs.size(); i++) {
+            Job job = jobs.get(i);
+            if (!stillOwned.getAsBoolean()) {
+                putBackUnsent(shard, jobs.subList(i, jobs.size()), "the shard's ownership was lost");
+                break;
+            }
             String name = routes.dispatcherOf(job.topic());
             Dispatcher dispatcher = dispatchers.get(name);
             if (dispatcher == null) {

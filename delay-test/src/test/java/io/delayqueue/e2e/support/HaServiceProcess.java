@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The service as a separate JVM for the HA tests, which need each delivery's arrival time and instance
@@ -31,8 +32,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * SIGTERM. Close it in a {@code finally} or {@code @AfterAll}: it kills what is still running.
  */
 public final class HaServiceProcess implements AutoCloseable {
-    /** One job printed by the console dispatcher. */
-    public record Delivery(String id, String instance, long wallMs) {}
+    /**
+     * One job printed by the console dispatcher.
+     *
+     * @param line the number of the output line that printed it (the output is one stream, so line numbers order
+     *     what the process printed regardless of when this test read it)
+     */
+    public record Delivery(String id, String instance, long wallMs, long line) {}
+
+    /** What the engine logs when it takes an owner epoch for a shard it gained (it may move the shard's jobs). */
+    private static final String EPOCH_TAKEN = ": owner epoch ";
 
     private static final String ID_FIELD = "\"id\":\"";
 
@@ -43,6 +52,8 @@ public final class HaServiceProcess implements AutoCloseable {
     private final Api api;
     private final ConcurrentLinkedQueue<Delivery> deliveries = new ConcurrentLinkedQueue<>();
     private final AtomicInteger deliveryCount = new AtomicInteger();
+    private final AtomicLong lines = new AtomicLong();
+    private final ConcurrentLinkedQueue<Long> epochsTaken = new ConcurrentLinkedQueue<>();
 
     private HaServiceProcess(String name, int port, Process process, Path log) {
         this.name = name;
@@ -106,13 +117,17 @@ public final class HaServiceProcess implements AutoCloseable {
                 PrintWriter out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true)) {
             String line;
             while ((line = in.readLine()) != null) {
+                long number = lines.incrementAndGet();
                 int at = line.startsWith("{") ? line.indexOf(ID_FIELD) : -1;
                 if (at >= 0) {
                     int from = at + ID_FIELD.length();
                     deliveries.add(new Delivery(
-                            line.substring(from, line.indexOf('"', from)), name, System.currentTimeMillis()));
+                            line.substring(from, line.indexOf('"', from)), name, System.currentTimeMillis(), number));
                     deliveryCount.incrementAndGet();
                 } else {
+                    if (line.contains(EPOCH_TAKEN)) {
+                        epochsTaken.add(number);
+                    }
                     out.println(line);
                 }
             }
@@ -185,9 +200,48 @@ public final class HaServiceProcess implements AutoCloseable {
         return new ArrayList<>(deliveries);
     }
 
+    /** How many lines of output were read so far. */
+    public long lineCount() {
+        return lines.get();
+    }
+
+    /** The numbers of the output lines that logged an owner epoch taken (the instance gained a shard). */
+    public List<Long> epochsTaken() {
+        return new ArrayList<>(epochsTaken);
+    }
+
     /** How many jobs this instance printed so far (cheap: poll this, then look at {@link #deliveries()}). */
     public int deliveryCount() {
         return deliveryCount.get();
+    }
+
+    /**
+     * {@code kill -STOP}: the JVM freezes where it is (as in a long GC pause) and its ZooKeeper session expires
+     * once the session timeout passes; {@link #resume()} wakes it.
+     */
+    public void pause() {
+        signal("-STOP");
+    }
+
+    /** {@code kill -CONT}: a paused JVM goes on where it stopped. */
+    public void resume() {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid()))
+                    .redirectErrorStream(true)
+                    .start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** {@code kill -9}: no shutdown hook, no flush, no hand-over. */
@@ -217,6 +271,11 @@ public final class HaServiceProcess implements AutoCloseable {
     @Override
     public void close() {
         if (process.isAlive()) {
+            try {
+                resume(); // a paused JVM is killed all the same, but let it not linger stopped if that fails
+            } catch (RuntimeException exited) {
+                // it exited meanwhile
+            }
             kill();
         }
     }
