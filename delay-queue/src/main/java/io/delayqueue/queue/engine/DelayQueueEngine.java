@@ -327,20 +327,16 @@ public final class DelayQueueEngine implements AutoCloseable {
      * failure is a new exception of its own (the caller sets its ids on it).
      */
     private List<Pushed> journalAndStore(List<List<Job>> groups, long deadlineNanos) {
-        // journal first: a job is never in Redis without its row. Each caller's jobs are an entry of their own,
-        // handed over together so that they still share one commit.
-        List<Journal.PendingCreate> pending = new ArrayList<>(groups.size());
-        for (List<Job> group : groups) {
-            pending.add(journal.startCreated(group));
-        }
-        List<Set<String>> existing = new ArrayList<>(groups.size());
+        // journal first: a job is never in Redis without its row. The round is one journal entry (one commit),
+        // in which each caller's jobs are a group with an answer of its own.
+        List<Journal.PendingCreate> pending = journal.startCreatedGroups(groups);
+        List<Set<String>> existing = new ArrayList<>(java.util.Collections.nCopies(groups.size(), Set.of()));
         DelayQueueException[] failures = new DelayQueueException[groups.size()];
         for (int g = 0; g < groups.size(); g++) {
             try {
-                existing.add(pending.get(g).await(deadlineNanos));
+                existing.set(g, pending.get(g).await(deadlineNanos));
             } catch (DelayQueueException e) {
                 failures[g] = e;
-                existing.add(Set.of());
             }
         }
         // What goes to Redis: each journaled id once. One id twice in a round (two callers, or one batch, pushing

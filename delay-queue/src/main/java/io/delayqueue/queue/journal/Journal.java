@@ -75,6 +75,18 @@ public interface Journal extends AutoCloseable {
         }
     }
 
+    /**
+     * {@link #startCreated} for several callers at once, one answer per group, in order: each group's outcome is
+     * its own (a row the database refuses fails only its group), while they may share one commit.
+     */
+    default List<PendingCreate> startCreatedGroups(List<List<Job>> groups) {
+        List<PendingCreate> pending = new java.util.ArrayList<>(groups.size());
+        for (List<Job> group : groups) {
+            pending.add(startCreated(group));
+        }
+        return pending;
+    }
+
     /** How long a sync caller waits for its commit ({@code delay.journal.commit-timeout}). */
     default Duration commitTimeout() {
         return DEFAULT_COMMIT_TIMEOUT;

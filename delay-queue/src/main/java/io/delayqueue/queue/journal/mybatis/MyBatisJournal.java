@@ -133,19 +133,61 @@ public final class MyBatisJournal implements Journal {
         private static final int ABANDONED = 2;
 
         final List<Job> created;
+        /** The callers' shares of {@code created}, in order (one for a single caller; none for transitions). */
+        final List<List<Job>> groups;
+
         final List<Transition> transitions;
         final String worker;
         final CompletableFuture<Set<String>> done;
         final int rows;
         private final AtomicInteger state = new AtomicInteger(QUEUED);
         private final AtomicBoolean settled = new AtomicBoolean();
+        /**
+         * Per group, when a row of the entry was refused and its groups were committed one by one: the ids
+         * that existed ({@code Set<String>}) or the group's failure ({@link DelayQueueException}). Written
+         * before {@code done} completes.
+         */
+        volatile Object[] groupResults;
 
         Entry(List<Job> created, List<Transition> transitions, String worker, CompletableFuture<Set<String>> done) {
+            this(created, created.isEmpty() ? List.of() : List.of(created), transitions, worker, done);
+        }
+
+        Entry(
+                List<Job> created,
+                List<List<Job>> groups,
+                List<Transition> transitions,
+                String worker,
+                CompletableFuture<Set<String>> done) {
+            this(created, groups, transitions, worker, done, created.size() * 2 + transitions.size() * 2);
+        }
+
+        private Entry(
+                List<Job> created,
+                List<List<Job>> groups,
+                List<Transition> transitions,
+                String worker,
+                CompletableFuture<Set<String>> done,
+                int rows) {
             this.created = created;
+            this.groups = groups;
             this.transitions = transitions;
             this.worker = worker;
             this.done = done;
-            this.rows = created.size() * 2 + transitions.size() * 2;
+            this.rows = rows;
+        }
+
+        /** One group of this entry as an entry of its own, already taken; its rows are counted by this one. */
+        Entry part(int group) {
+            Entry part = new Entry(
+                    groups.get(group),
+                    List.of(groups.get(group)),
+                    List.of(),
+                    worker,
+                    done == null ? null : new CompletableFuture<>(),
+                    0);
+            part.state.set(TAKEN);
+            return part;
         }
 
         List<Job> created() {
@@ -173,9 +215,12 @@ public final class MyBatisJournal implements Journal {
             return state.compareAndSet(QUEUED, TAKEN) || state.get() == TAKEN;
         }
 
-        /** Its caller gives up; false when the writer took it first (a commit of it may be under way). */
+        /**
+         * Its callers give up; false when the writer took it first (a commit of it may be under way). Every
+         * caller of the entry gets the same answer.
+         */
         boolean abandon() {
-            return state.compareAndSet(QUEUED, ABANDONED);
+            return state.compareAndSet(QUEUED, ABANDONED) || state.get() == ABANDONED;
         }
 
         /** True the first time only. */
@@ -276,19 +321,64 @@ public final class MyBatisJournal implements Journal {
 
     @Override
     public PendingCreate startCreated(List<Job> jobs) {
-        if (jobs.isEmpty()) {
-            return deadline -> Set.of();
+        return startCreatedGroups(List.of(jobs)).get(0);
+    }
+
+    /**
+     * One entry for every group, so that a combined round takes one place in the queue and one commit; each
+     * group still gets its own answer (a refused row fails only its group).
+     */
+    @Override
+    public List<PendingCreate> startCreatedGroups(List<List<Job>> groups) {
+        List<Job> all = new ArrayList<>();
+        List<List<Job>> copies = new ArrayList<>(groups.size());
+        for (List<Job> group : groups) {
+            List<Job> copy = List.copyOf(group);
+            copies.add(copy);
+            all.addAll(copy);
+        }
+        List<PendingCreate> pending = new ArrayList<>(groups.size());
+        if (all.isEmpty()) {
+            for (int g = 0; g < groups.size(); g++) {
+                pending.add(deadline -> Set.of());
+            }
+            return pending;
         }
         boolean durable = mode == JournalMode.SYNC;
-        Entry entry = new Entry(List.copyOf(jobs), List.of(), worker(), durable ? new CompletableFuture<>() : null);
+        Entry entry = new Entry(
+                List.copyOf(all), List.copyOf(copies), List.of(), worker(), durable ? new CompletableFuture<>() : null);
+        RuntimeException refused = null;
         try {
             enqueue(entry);
-        } catch (RuntimeException refused) {
-            return deadline -> {
-                throw refused;
-            };
+        } catch (RuntimeException e) {
+            refused = e;
         }
-        return deadline -> durable ? await(entry, deadline) : Set.of();
+        for (int g = 0; g < groups.size(); g++) {
+            int group = g;
+            if (refused != null) {
+                RuntimeException cause = refused;
+                pending.add(deadline -> {
+                    throw forOneCaller(cause);
+                });
+            } else {
+                pending.add(deadline -> durable ? await(entry, group, deadline) : Set.of());
+            }
+        }
+        return pending;
+    }
+
+    /** A failure shared by the callers of one entry, as an exception of one caller's own (callers add data). */
+    private static DelayQueueException forOneCaller(Throwable failure) {
+        if (failure instanceof DelayQueueException.OutcomeUnknown) {
+            return new DelayQueueException.OutcomeUnknown(failure.getMessage(), failure);
+        }
+        if (failure instanceof DelayQueueException.Unavailable) {
+            return new DelayQueueException.Unavailable(failure.getMessage(), failure);
+        }
+        if (failure instanceof DelayQueueException d) {
+            return new DelayQueueException(d.httpStatus(), d.getMessage(), d);
+        }
+        return new DelayQueueException.Unavailable("not written: the journal could not commit: " + failure, failure);
     }
 
     @Override
@@ -389,13 +479,38 @@ public final class MyBatisJournal implements Journal {
     }
 
     private Set<String> await(Entry entry, long deadlineNanos) {
+        return await(entry, 0, deadlineNanos);
+    }
+
+    /** Waits for the answer of one group of {@code entry}: the ids of the group that existed. */
+    private Set<String> await(Entry entry, int group, long deadlineNanos) {
         try {
-            return entry.done().get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            Set<String> existing =
+                    entry.done().get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            Object[] results = entry.groupResults;
+            if (results != null) {
+                if (results[group] instanceof DelayQueueException refused) {
+                    throw refused;
+                }
+                @SuppressWarnings("unchecked")
+                Set<String> mine = (Set<String>) results[group];
+                return mine;
+            }
+            if (existing.isEmpty() || entry.groups.size() == 1) {
+                return existing;
+            }
+            Set<String> mine = new HashSet<>();
+            for (Job job : entry.groups.get(group)) {
+                if (existing.contains(job.id())) {
+                    mine.add(job.id());
+                }
+            }
+            return mine;
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            throw cause instanceof DelayQueueException d
+            // an entry of one group: its failure is its caller's own already
+            throw entry.groups.size() <= 1 && e.getCause() instanceof DelayQueueException d
                     ? d
-                    : new DelayQueueException.Unavailable("not written: the journal could not commit: " + cause, cause);
+                    : forOneCaller(e.getCause());
         } catch (TimeoutException e) {
             if (entry.abandon()) {
                 // the writer will skip it: nothing of it is written
@@ -510,6 +625,10 @@ public final class MyBatisJournal implements Journal {
                 return;
             }
             Entry refused = batch.get(0);
+            if (refused.groups.size() > 1) {
+                commitGroupByGroup(refused);
+                return;
+            }
             settle(refused);
             if (refused.done() != null) {
                 refused.done().completeExceptionally(rowRefused(failure));
@@ -527,6 +646,36 @@ public final class MyBatisJournal implements Journal {
             if (e.done() != null) {
                 e.done().complete(existing.getOrDefault(e, Set.of()));
             }
+        }
+    }
+
+    /**
+     * Commits the groups of a refused entry one by one (isolating again), so that only the group holding the
+     * refused row fails; then answers the entry with each group's outcome.
+     */
+    private void commitGroupByGroup(Entry whole) {
+        List<Entry> parts = new ArrayList<>(whole.groups.size());
+        for (int g = 0; g < whole.groups.size(); g++) {
+            parts.add(whole.part(g));
+        }
+        commitIsolating(parts); // a failure other than a refused row: the whole entry fails in runWriter
+        Object[] results = new Object[parts.size()];
+        for (int g = 0; g < parts.size(); g++) {
+            CompletableFuture<Set<String>> done = parts.get(g).done();
+            if (done == null) {
+                results[g] = Set.of();
+            } else {
+                try {
+                    results[g] = done.getNow(Set.of());
+                } catch (java.util.concurrent.CompletionException e) {
+                    results[g] = forOneCaller(e.getCause());
+                }
+            }
+        }
+        whole.groupResults = results;
+        settle(whole);
+        if (whole.done() != null) {
+            whole.done().complete(Set.of());
         }
     }
 
@@ -657,31 +806,30 @@ public final class MyBatisJournal implements Journal {
                     if (!e.created().isEmpty()) {
                         // an id twice in one entry (a batch) is written once and is not "existing": its caller
                         // tells the two apart; an id of an earlier entry or an earlier commit is existing
-                        Set<String> existing = new HashSet<>();
-                        Set<String> inEntry = new HashSet<>();
-                        List<Job> toInsert = new ArrayList<>(e.created().size());
+                        Set<String> existing = null;
+                        Set<String> inEntry = e.created().size() > 1 ? new HashSet<>() : null;
                         for (Job job : e.created()) {
-                            if (!inEntry.add(job.id())) {
+                            if (inEntry != null && !inEntry.add(job.id())) {
                                 continue;
                             }
                             if (existingAll.add(job.id())) {
-                                toInsert.add(job);
+                                newJobs.add(job);
+                                logRows.add(new LogRow(
+                                        job.id(),
+                                        JobEvent.CREATED,
+                                        null,
+                                        JobStatus.DELAY,
+                                        job.createTime(),
+                                        host,
+                                        e.worker(),
+                                        null));
                             } else {
+                                existing = existing == null ? new HashSet<>() : existing;
                                 existing.add(job.id());
                             }
                         }
-                        existingByEntry.put(e, existing);
-                        for (Job job : toInsert) {
-                            newJobs.add(job);
-                            logRows.add(new LogRow(
-                                    job.id(),
-                                    JobEvent.CREATED,
-                                    null,
-                                    JobStatus.DELAY,
-                                    job.createTime(),
-                                    host,
-                                    e.worker(),
-                                    null));
+                        if (existing != null) {
+                            existingByEntry.put(e, existing);
                         }
                     }
                     for (Transition t : e.transitions()) {

@@ -707,4 +707,34 @@ abstract class MyBatisJournalContract {
         assertThat(read.bizKey()).isEqualTo("ключ-🧾");
         assertThat(read.url()).isEqualTo("https://example.test/✓");
     }
+
+    @Test
+    void groups_of_one_entry_share_a_commit_and_a_refused_row_fails_only_its_own_group() {
+        String before = newId();
+        String poison = newId();
+        String after = newId();
+        String alsoAfter = newId();
+        List<Journal.PendingCreate> pending = journal.startCreatedGroups(List.of(
+                List.of(job(before, T0 + 1000)),
+                List.of(jobWithUrl(poison, "http://x/" + "a".repeat(3000))),
+                List.of(job(after, T0 + 1000), job(alsoAfter, T0 + 1000))));
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        assertThat(pending.get(0).await(deadline)).isEmpty();
+        assertThatThrownBy(() -> pending.get(1).await(deadline))
+                .isInstanceOf(DelayQueueException.class)
+                .hasMessageContaining("url")
+                .satisfies(
+                        e -> assertThat(((DelayQueueException) e).httpStatus()).isEqualTo(400));
+        assertThat(pending.get(2).await(deadline)).isEmpty();
+        assertThat(journal.find(before)).isPresent();
+        assertThat(journal.find(poison)).isEmpty();
+        assertThat(journal.find(after)).isPresent();
+        assertThat(journal.find(alsoAfter)).isPresent();
+        assertThat(journal.queuedRows()).isZero();
+        // an id already journaled is reported to its own group only
+        List<Journal.PendingCreate> again =
+                journal.startCreatedGroups(List.of(List.of(job(newId(), T0 + 1000)), List.of(job(before, T0 + 1000))));
+        assertThat(again.get(0).await(deadline)).isEmpty();
+        assertThat(again.get(1).await(deadline)).containsExactly(before);
+    }
 }
