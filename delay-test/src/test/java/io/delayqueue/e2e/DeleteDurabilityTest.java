@@ -128,13 +128,15 @@ class DeleteDurabilityTest {
 
         PROXY.restore();
         for (String id : refusedThenRetried) {
+            List<String> answers = new ArrayList<>();
             Await.until(WAIT, "a retried delete of " + id + " is answered 200", () -> {
                 Api.Response r = api.delete("/jobs/" + id);
+                answers.add(r.toString());
                 assertThat(r.status()).as("retried delete: %s", r).isIn(200, 503, 504);
                 return r.status() == 200;
             });
             assertThat(journalStatus(id))
-                    .as("journal after the delete answered 200")
+                    .as("journal after the delete answered 200 (answers %s; journal log %s)", answers, journalLog(id))
                     .isEqualTo("DELETED");
             assertThat(redisStatus(id)).isEqualTo("DELETED");
         }
@@ -235,6 +237,13 @@ class DeleteDurabilityTest {
             String value = jedis.hget(tag + ":pool", id);
             return value == null ? null : value.substring(0, value.indexOf('|'));
         }
+    }
+
+    private static List<String> journalLog(String id) {
+        return TestDatabase.queryStrings(
+                DATABASE,
+                "SELECT CONCAT(event, ' ', COALESCE(from_status, '-'), '>', to_status, ' ', COALESCE(detail, ''))"
+                        + " FROM delay_queue_job_log WHERE job_id = '" + id + "' ORDER BY event_time");
     }
 
     /** Read straight from MariaDB, not through the proxy. */

@@ -183,8 +183,12 @@ class SelfHealingTest {
                         .findFirst()
                         .map(Outcome::message)
                         .orElse("-"));
-        assertThat(all).as("answers other than 200 and 503").allSatisfy(o -> assertThat(o.status())
-                .isIn(200, 503));
+        // 504: a commit was under way when the push's time ran out and may still land; its id is in the answer
+        assertThat(all).as("answers other than 200, 503 and 504").allSatisfy(o -> assertThat(o.status())
+                .isIn(200, 503, 504));
+        assertThat(all.stream().filter(o -> o.status() == 504))
+                .as("504 messages")
+                .allSatisfy(o -> assertThat(o.message()).contains("may"));
         assertThat(all.stream().filter(o -> o.status() == 503))
                 .as("503 messages")
                 .allSatisfy(o -> assertThat(o.message()).contains("journal"));
@@ -194,7 +198,11 @@ class SelfHealingTest {
         Set<String> accepted = new HashSet<>();
         Set<String> refused = new HashSet<>();
         for (Outcome o : all) {
-            (o.status() == 200 ? accepted : refused).add(o.id());
+            if (o.status() == 200) {
+                accepted.add(o.id());
+            } else if (o.status() == 503) {
+                refused.add(o.id());
+            }
         }
         Set<String> redisWithoutRow = new HashSet<>(inRedis);
         redisWithoutRow.removeAll(rows);
@@ -218,7 +226,7 @@ class SelfHealingTest {
                 recovered[0] = id;
                 return true;
             }
-            assertThat(r.status()).as("push while reconnecting: %s", r).isEqualTo(503);
+            assertThat(r.status()).as("push while reconnecting: %s", r).isIn(503, 504);
             return false;
         });
         assertThat(TestDatabase.queryLong(

@@ -626,13 +626,43 @@ public final class DelayQueueEngine implements AutoCloseable {
         }
         listener.deleted(ids.size());
         try {
-            store.confirmDeletes(shard, ids, now);
+            int confirmed = store.confirmDeletes(shard, ids, now);
+            if (confirmed < ids.size()) {
+                redoDeletes(shard, ids, now);
+            }
         } catch (RuntimeException e) {
             // committed: the job is DELETED in both stores, only its purge waits for the reconciler's confirmation
             log.warn(
                     "{} deletes committed but not confirmed in Redis (the reconciler will): {}",
                     ids.size(),
                     e.toString());
+        }
+    }
+
+    /**
+     * The journal committed these deletes, but some were no longer pending in Redis: a reconciler pass took
+     * one for abandoned and undid it (its commit ran past the grace and the commit timeout). The journal is the
+     * truth: each still live in Redis is deleted there again, and confirmed at once.
+     */
+    private void redoDeletes(int shard, List<String> ids, long now) {
+        List<String> again = new ArrayList<>();
+        for (String id : ids) {
+            Outcome o = store.beginDelete(id, now, null);
+            if (o.applied()) {
+                again.add(id);
+            } else if (o.status() != JobStatus.DELETED && o.result() != Outcome.Result.NOT_FOUND) {
+                log.warn(
+                        "job {} is DELETED in the journal but {} in Redis: it was handed over meanwhile",
+                        id,
+                        o.status());
+            }
+        }
+        if (!again.isEmpty()) {
+            store.confirmDeletes(shard, again, now);
+            log.warn(
+                    "{} deletes committed after a reconciler pass had undone them were made again: {}",
+                    again.size(),
+                    again);
         }
     }
 

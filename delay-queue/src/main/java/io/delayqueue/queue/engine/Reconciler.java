@@ -122,7 +122,8 @@ final class Reconciler {
     }
 
     /**
-     * Settles deletes pending in Redis for longer than the grace period (the service stopped, or the journal's
+     * Settles deletes pending in Redis for longer than the grace period and the commit timeout (the service
+     * stopped, or the journal's
      * answer was unknown, between the steps of a delete): confirmed where the journal holds the job {@code
      * DELETED}, undone where it holds it live or not at all, so that both stores agree.
      *
@@ -137,7 +138,11 @@ final class Reconciler {
             }
             List<String> confirm = new ArrayList<>();
             List<String> undo = new ArrayList<>();
-            for (String id : store.pendingDeletes(s, now - graceMs, pageSize)) {
+            // A delete in progress holds its pending state while its commit runs, at most the commit timeout;
+            // only one older than that and the grace was left behind (a crash, an unknown outcome). Settling a
+            // live one would race its own confirmation.
+            long begunBefore = now - graceMs - journal.commitTimeout().toMillis();
+            for (String id : store.pendingDeletes(s, begunBefore, pageSize)) {
                 boolean deletedInJournal = journal.find(id)
                         .map(j -> j.status() == JobStatus.DELETED)
                         .orElse(false);
