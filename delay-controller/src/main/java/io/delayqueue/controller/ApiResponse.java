@@ -19,7 +19,9 @@ public record ApiResponse<T>(boolean success, int code, T data, String message) 
 
     /** 202: accepted and durable, not done yet (a push journaled, scheduled once Redis takes it). */
     public static <T> ResponseEntity<ApiResponse<T>> accepted(T data, String message) {
-        return ResponseEntity.status(202).body(new ApiResponse<>(true, 202, data, message));
+        return ResponseEntity.status(202)
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(new ApiResponse<>(true, 202, data, message));
     }
 
     public static ResponseEntity<ApiResponse<Void>> error(int status, String message) {
@@ -30,6 +32,8 @@ public record ApiResponse<T>(boolean success, int code, T data, String message) 
 
     /** An error whose {@code data} says what it concerns (a failed push's job id, for a retry with it). */
     public static ResponseEntity<ApiResponse<Object>> error(int status, String message, Object data) {
-        return ResponseEntity.status(status).body(new ApiResponse<>(false, status, data, message));
+        return ResponseEntity.status(status)
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(new ApiResponse<>(false, status, data, message));
     }
 }
