@@ -68,6 +68,7 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
     private MultiGauge bucketSizes;
     private MultiGauge readyByTopic;
     private MultiGauge inFlight;
+    private MultiGauge deadByTopic;
     private final ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "delay-metrics");
         t.setDaemon(true);
@@ -100,6 +101,9 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
                 .register(registry);
         readyByTopic = MultiGauge.builder("delay.ready.jobs")
                 .description("jobs in a pull topic's ready lists")
+                .register(registry);
+        deadByTopic = MultiGauge.builder("delay.dead.jobs")
+                .description("dead letters per topic (the topics that have a label of their own)")
                 .register(registry);
         inFlight = MultiGauge.builder("delay.dispatch.in.flight")
                 .description("sends handed to a dispatcher and not confirmed yet")
@@ -193,6 +197,12 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
         byDispatcher.putAll(engine.inFlightByDispatcher());
         byDispatcher.forEach((dispatcher, n) -> sends.add(MultiGauge.Row.of(Tags.of("dispatcher", dispatcher), n)));
         inFlight.register(sends, true);
+        List<MultiGauge.Row<?>> dead = new ArrayList<>();
+        for (String topic : new java.util.TreeSet<>(topics)) {
+            dead.add(MultiGauge.Row.of(
+                    Tags.of("topic", topic), engine.deadLetters().count(topic)));
+        }
+        deadByTopic.register(dead, true);
     }
 
     private EngineStats stats() {

@@ -110,6 +110,8 @@ class MetricsTest {
                 .contains("delay_jobs_retried_total{topic=\"metrics.http\"} 1.0")
                 .contains("delay_jobs_dead_total{topic=\"metrics.http\"} 1.0")
                 .contains("delay_jobs_deleted_total 1.0")
+                .contains("delay_dead_jobs{topic=\"metrics.pull\"} 1.0")
+                .contains("delay_dead_jobs{topic=\"metrics.http\"} 1.0")
                 .contains("delay_handover_lateness_seconds_bucket{topic=\"metrics.orders\"")
                 .contains("delay_ha_role{role=\"standalone\"} 1.0")
                 .contains("delay_ha_owned_shards");

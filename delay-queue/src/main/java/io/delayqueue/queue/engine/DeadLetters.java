@@ -68,6 +68,16 @@ public final class DeadLetters {
     public record Requeue(int requeued, Map<String, String> notRequeued) {}
 
     /** The oldest {@code limit} dead jobs of {@code topic}, and how many it has. */
+    /** How many dead jobs the topic has, over every shard. */
+    public long count(String topic) {
+        requireTopic(topic);
+        long total = 0;
+        for (int shard = 0; shard < config.shards(); shard++) {
+            total += store.countDead(topic, shard);
+        }
+        return total;
+    }
+
     public Page list(String topic, int limit) {
         requireTopic(topic);
         if (limit < 1 || limit > MAX_LIST_LIMIT) {
