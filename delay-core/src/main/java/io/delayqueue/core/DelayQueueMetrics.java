@@ -162,13 +162,15 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
 
     /** Reads the engine's figures into the gauges of the queue's contents. */
     void refresh() {
-        EngineStats s;
+        // a scheduled task that throws is never run again: a Redis outage must not freeze the gauges for good
         try {
-            s = stats();
+            refreshGauges(stats());
         } catch (RuntimeException e) {
             log.debug("metrics could not read the engine's figures: {}", e.toString());
-            return;
         }
+    }
+
+    private void refreshGauges(EngineStats s) {
         List<MultiGauge.Row<?>> status = new ArrayList<>();
         for (JobStatus st : JobStatus.values()) {
             status.add(
@@ -181,7 +183,7 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
         }
         bucketSizes.register(buckets, true);
         List<MultiGauge.Row<?>> ready = new ArrayList<>();
-        Map<String, Long> byLabel = new ConcurrentHashMap<>();
+        Map<String, Long> byLabel = new java.util.HashMap<>();
         // every configured pull topic, empty or not, so that a dashboard sees it at 0
         engine.config().topicDispatchers().forEach((topic, dispatcher) -> {
             if (dispatcher.equals(EngineConfig.PULL)) {

@@ -83,10 +83,9 @@ public final class DeadLetters {
         if (limit < 1 || limit > MAX_LIST_LIMIT) {
             throw new InvalidField("limit", "must be between 1 and " + MAX_LIST_LIMIT);
         }
-        long total = 0;
+        long total = count(topic);
         List<Job> oldest = new ArrayList<>();
         for (int shard = 0; shard < config.shards(); shard++) {
-            total += store.countDead(topic, shard);
             oldest.addAll(store.listDead(topic, shard, limit));
         }
         oldest.sort(Comparator.comparingLong(Job::executeAt).thenComparing(Job::id));
