@@ -149,6 +149,10 @@ public class DelayProperties {
                 .maxInFlightPerTopic(dispatch.maxInFlightPerTopic)
                 .topicRetries(retry.topicRetries())
                 .shutdownWait(dispatch.shutdownWait)
+                .journalRetention(journal.retention)
+                .purgeBatchSize(journal.purgeBatchSize)
+                .purgeInterval(journal.purgeInterval)
+                .purgePause(journal.purgePause)
                 .build();
     }
 
@@ -765,6 +769,21 @@ public class DelayProperties {
         /** Restore from the journal at start-up; unset means "when Redis is the embedded one". */
         private Boolean restoreOnStart;
 
+        /**
+         * How long a finished or deleted job and its history stay in the journal after their last update; 0 keeps
+         * them forever. Must be 0 or at least {@code delay.retention}. Dead jobs are kept until requeued.
+         */
+        private Duration retention = EngineConfig.DEFAULT_JOURNAL_RETENTION;
+
+        /** Jobs deleted per retention batch (one short transaction each, with their log rows). */
+        private int purgeBatchSize = EngineConfig.DEFAULT_PURGE_BATCH_SIZE;
+
+        /** How often retention looks for final jobs past it (on the instance that owns shard 0). */
+        private Duration purgeInterval = EngineConfig.DEFAULT_PURGE_INTERVAL;
+
+        /** Least pause between two retention batches; a slow batch is followed by a pause as long as it took. */
+        private Duration purgePause = EngineConfig.DEFAULT_PURGE_PAUSE;
+
         public JournalMode getMode() {
             return mode;
         }
@@ -849,6 +868,38 @@ public class DelayProperties {
 
         public void setRestoreOnStart(Boolean restoreOnStart) {
             this.restoreOnStart = restoreOnStart;
+        }
+
+        public Duration getRetention() {
+            return retention;
+        }
+
+        public void setRetention(Duration retention) {
+            this.retention = retention;
+        }
+
+        public int getPurgeBatchSize() {
+            return purgeBatchSize;
+        }
+
+        public void setPurgeBatchSize(int purgeBatchSize) {
+            this.purgeBatchSize = purgeBatchSize;
+        }
+
+        public Duration getPurgeInterval() {
+            return purgeInterval;
+        }
+
+        public void setPurgeInterval(Duration purgeInterval) {
+            this.purgeInterval = purgeInterval;
+        }
+
+        public Duration getPurgePause() {
+            return purgePause;
+        }
+
+        public void setPurgePause(Duration purgePause) {
+            this.purgePause = purgePause;
         }
     }
 

@@ -64,6 +64,8 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
     private final AtomicReference<Stats> stats = new AtomicReference<>();
     private volatile MeterRegistry registry;
     private volatile Counter deleted;
+    private volatile Counter purgedJobRows;
+    private volatile Counter purgedLogRows;
     private MultiGauge jobsByStatus;
     private MultiGauge bucketSizes;
     private MultiGauge readyByTopic;
@@ -93,6 +95,8 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
         deleted = Counter.builder("delay.jobs.deleted")
                 .description("jobs deleted (DELETED committed), by a delete or clearAll")
                 .register(registry);
+        purgedJobRows = purgedRows(registry, "delay_queue_job");
+        purgedLogRows = purgedRows(registry, "delay_queue_job_log");
         jobsByStatus = MultiGauge.builder("delay.jobs")
                 .description("jobs in Redis per status (final ones until their retention ends)")
                 .register(registry);
@@ -153,6 +157,13 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
         }
         refresh();
         refresher.scheduleWithFixedDelay(this::refresh, REFRESH.toMillis(), REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private static Counter purgedRows(MeterRegistry registry, String table) {
+        return Counter.builder("delay.journal.purged.rows")
+                .description("journal rows deleted by retention (delay.journal.retention), per table")
+                .tag("table", table)
+                .register(registry);
     }
 
     @Override
@@ -296,6 +307,16 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
         Counter c = deleted;
         if (c != null) {
             c.increment(jobs);
+        }
+    }
+
+    @Override
+    public void journalPurged(int jobRows, int logRows) {
+        Counter jobs = purgedJobRows;
+        Counter history = purgedLogRows;
+        if (jobs != null && history != null) {
+            jobs.increment(jobRows);
+            history.increment(logRows);
         }
     }
 }

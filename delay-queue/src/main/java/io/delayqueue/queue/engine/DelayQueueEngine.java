@@ -87,6 +87,8 @@ public final class DelayQueueEngine implements AutoCloseable {
     private final JournalRestorer restorer;
     private final Reconciler reconciler;
     private ScheduledExecutorService reconcileTimer;
+    private final JournalPurger purger;
+    private ScheduledExecutorService purgeTimer;
 
     public DelayQueueEngine(
             EngineConfig config,
@@ -152,6 +154,15 @@ public final class DelayQueueEngine implements AutoCloseable {
                 config.restorePageSize(),
                 config.shards(),
                 this::onScheduled);
+        this.purger = new JournalPurger(
+                journal,
+                coordinator,
+                clock,
+                config.journalRetention(),
+                config.purgeBatchSize(),
+                config.purgePause(),
+                Thread::sleep,
+                new CurrentListener());
         this.fences = new AtomicReferenceArray<>(config.shards());
         this.scanners = new ShardScanner[config.shards()];
         for (int s = 0; s < scanners.length; s++) {
@@ -196,6 +207,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         public void dead(String topic) {
             listener.dead(topic);
         }
+
+        @Override
+        public void journalPurged(int jobRows, int logRows) {
+            listener.journalPurged(jobRows, logRows);
+        }
     }
 
     /** Who hears what happens to jobs (metrics), from now on. */
@@ -209,12 +225,13 @@ public final class DelayQueueEngine implements AutoCloseable {
             throw new IllegalStateException("engine can only be started once");
         }
         log.info(
-                "delay-queue engine starting: {} shards, default dispatcher {}, routes {}, journal {}, role {};"
-                        + " in flight at most {} in all, {} per dispatcher, {} per topic",
+                "delay-queue engine starting: {} shards, default dispatcher {}, routes {}, journal {} (final jobs"
+                        + " kept {}), role {}; in flight at most {} in all, {} per dispatcher, {} per topic",
                 config.shards(),
                 config.defaultDispatcher(),
                 config.topicDispatchers(),
                 journal.mode(),
+                config.journalRetention().isZero() ? "forever" : config.journalRetention(),
                 coordinator.role(),
                 config.maxInFlight(),
                 pipeline.lanes().perDispatcher(),
@@ -235,7 +252,34 @@ public final class DelayQueueEngine implements AutoCloseable {
             });
             long every = config.reconcileInterval().toMillis();
             reconcileTimer.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
+            if (purger.enabled()) {
+                purgeTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "delay-journal-purge");
+                    t.setDaemon(true);
+                    return t;
+                });
+                long purgeEvery = config.purgeInterval().toMillis();
+                purgeTimer.scheduleWithFixedDelay(
+                        this::purgeJournalQuietly, purgeEvery, purgeEvery, TimeUnit.MILLISECONDS);
+            }
         }
+    }
+
+    private void purgeJournalQuietly() {
+        try {
+            purger.purgeOnce(this::isRunning);
+        } catch (RuntimeException e) {
+            log.warn("journal retention pass failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * One pass of journal retention by hand (a started engine runs one every {@link EngineConfig#purgeInterval()}
+     * when {@link EngineConfig#journalRetention()} is set): final jobs last updated more than the retention ago are
+     * deleted from the journal with their history, batch by batch, when this instance owns shard 0.
+     */
+    public PurgeReport purgeJournalNow() {
+        return purger.purgeOnce(() -> state.get() != State.CLOSED);
     }
 
     private void reconcileQuietly() {
@@ -1092,6 +1136,9 @@ public final class DelayQueueEngine implements AutoCloseable {
         }
         if (reconcileTimer != null) {
             reconcileTimer.shutdownNow();
+        }
+        if (purgeTimer != null) {
+            purgeTimer.shutdownNow();
         }
         // the scanners stopped: the other instances may take the shards while the sends in flight finish (they
         // leave those jobs alone until their reservations expire)

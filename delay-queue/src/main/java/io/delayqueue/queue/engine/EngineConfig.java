@@ -33,7 +33,11 @@ public record EngineConfig(
         int restorePageSize,
         int maxInFlightPerTopic,
         Map<String, TopicRetry> topicRetries,
-        Duration shutdownWait) {
+        Duration shutdownWait,
+        Duration journalRetention,
+        int purgeBatchSize,
+        Duration purgeInterval,
+        Duration purgePause) {
 
     public static final int DEFAULT_SHARDS = 8;
     public static final String DEFAULT_REDIS_PREFIX = "dq";
@@ -82,6 +86,19 @@ public record EngineConfig(
      * on them; a send it gave up on is delivered again once its reservation expires.
      */
     public static final Duration DEFAULT_SHUTDOWN_WAIT = Duration.ofSeconds(10);
+
+    /**
+     * How long the journal keeps a final job ({@code FINISHED}, {@code DELETED}) and its history after its last
+     * update; {@link Duration#ZERO} keeps them forever. At least {@link #DEFAULT_RETENTION}: the journal must not
+     * forget a job Redis still holds (and whose client id it still answers for).
+     */
+    public static final Duration DEFAULT_JOURNAL_RETENTION = Duration.ofDays(7);
+    /** Jobs deleted per purge statement and transaction (their log rows, about three each, with them). */
+    public static final int DEFAULT_PURGE_BATCH_SIZE = 500;
+
+    public static final Duration DEFAULT_PURGE_INTERVAL = Duration.ofMinutes(1);
+    /** The least pause between two purge batches; a slow batch (a loaded database) is followed by a longer one. */
+    public static final Duration DEFAULT_PURGE_PAUSE = Duration.ofMillis(50);
 
     public EngineConfig {
         retryBackoff = List.copyOf(retryBackoff);
@@ -144,6 +161,10 @@ public record EngineConfig(
         b.maxInFlightPerTopic = maxInFlightPerTopic;
         b.topicRetries = topicRetries;
         b.shutdownWait = shutdownWait;
+        b.journalRetention = journalRetention;
+        b.purgeBatchSize = purgeBatchSize;
+        b.purgeInterval = purgeInterval;
+        b.purgePause = purgePause;
         return b;
     }
 
@@ -173,6 +194,10 @@ public record EngineConfig(
         private int maxInFlightPerTopic = DEFAULT_MAX_IN_FLIGHT_PER_TOPIC;
         private Map<String, TopicRetry> topicRetries = Map.of();
         private Duration shutdownWait = DEFAULT_SHUTDOWN_WAIT;
+        private Duration journalRetention = DEFAULT_JOURNAL_RETENTION;
+        private int purgeBatchSize = DEFAULT_PURGE_BATCH_SIZE;
+        private Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
+        private Duration purgePause = DEFAULT_PURGE_PAUSE;
 
         private Builder() {}
 
@@ -296,6 +321,26 @@ public record EngineConfig(
             return this;
         }
 
+        public Builder journalRetention(Duration v) {
+            journalRetention = v;
+            return this;
+        }
+
+        public Builder purgeBatchSize(int v) {
+            purgeBatchSize = v;
+            return this;
+        }
+
+        public Builder purgeInterval(Duration v) {
+            purgeInterval = v;
+            return this;
+        }
+
+        public Builder purgePause(Duration v) {
+            purgePause = v;
+            return this;
+        }
+
         public EngineConfig build() {
             require(shards >= 1 && shards <= 1024, "shards must be between 1 and 1024");
             require(redisPrefix != null && !redisPrefix.isBlank(), "redis prefix must not be empty");
@@ -324,6 +369,19 @@ public record EngineConfig(
             require(maxInFlightPerTopic >= 1, "max in-flight per topic must be at least 1");
             require(topicRetries != null, "topic retries must not be null");
             require(shutdownWait != null && !shutdownWait.isNegative(), "shutdown wait must not be negative");
+            require(
+                    journalRetention != null && !journalRetention.isNegative(),
+                    "delay.journal.retention must not be negative (0 keeps final jobs forever)");
+            require(
+                    journalRetention.isZero() || journalRetention.compareTo(retention) >= 0,
+                    "delay.journal.retention (" + journalRetention + ") must be 0 (keep forever) or at least"
+                            + " delay.retention (" + retention + "): the journal would forget final jobs that Redis"
+                            + " still holds and whose client ids it still answers for");
+            require(
+                    purgeBatchSize >= 1 && purgeBatchSize <= 10_000,
+                    "delay.journal.purge-batch-size must be between 1 and 10000");
+            requirePositive(purgeInterval, "delay.journal.purge-interval");
+            require(purgePause != null && !purgePause.isNegative(), "delay.journal.purge-pause must not be negative");
             topicRetries.forEach((topic, retry) -> {
                 String what = "retry of topic " + topic + ": ";
                 require(retry != null, what + "must not be empty");
@@ -363,7 +421,11 @@ public record EngineConfig(
                     restorePageSize,
                     maxInFlightPerTopic,
                     topicRetries,
-                    shutdownWait);
+                    shutdownWait,
+                    journalRetention,
+                    purgeBatchSize,
+                    purgeInterval,
+                    purgePause);
         }
 
         private static void requirePositive(Duration d, String what) {

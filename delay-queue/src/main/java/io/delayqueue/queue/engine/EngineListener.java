@@ -25,4 +25,10 @@ public interface EngineListener {
 
     /** Jobs were deleted (their {@code DELETED} committed), by a delete or clearAll. */
     default void deleted(int jobs) {}
+
+    /**
+     * Journal retention deleted final jobs' rows ({@code delay_queue_job}) and their log rows ({@code
+     * delay_queue_job_log}); told once per batch.
+     */
+    default void journalPurged(int jobRows, int logRows) {}
 }

@@ -128,6 +128,18 @@ public interface Journal extends AutoCloseable {
      */
     List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit);
 
+    /**
+     * Deletes up to {@code limit} jobs in a final state that stays final ({@code FINISHED}, {@code DELETED}) last
+     * updated before {@code updatedBefore}, and their log rows, in one short transaction: a batch of journal
+     * retention. {@code DEAD} jobs are never purged (they wait for an operator's requeue). A job that changed after
+     * it was selected is left alone; a concurrent purge of the same rows deletes nothing twice.
+     *
+     * @return rows deleted; fewer jobs than {@code limit} means no more were due
+     */
+    default PurgedRows purgeFinished(long updatedBefore, int limit) {
+        return PurgedRows.NONE;
+    }
+
     JournalMode mode();
 
     @Override

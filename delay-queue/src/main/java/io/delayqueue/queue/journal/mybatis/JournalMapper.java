@@ -2,6 +2,7 @@ package io.delayqueue.queue.journal.mybatis;
 
 import java.util.Collection;
 import java.util.List;
+import org.apache.ibatis.annotations.Delete;
 import org.apache.ibatis.annotations.Param;
 import org.apache.ibatis.annotations.Select;
 import org.apache.ibatis.annotations.Update;
@@ -51,4 +52,23 @@ public interface JournalMapper {
             @Param("afterId") String afterId,
             @Param("before") long before,
             @Param("limit") int limit);
+
+    /**
+     * Final jobs of retention's purge, locked until the purge's transaction ends: up to {@code limit} over the
+     * {@code (status, update_time)} index. Under READ COMMITTED the lock holds the rows found and no gaps, so
+     * pushes and transitions of other rows never wait for it.
+     */
+    @Select("SELECT id FROM delay_queue_job WHERE status IN ('FINISHED', 'DELETED') AND update_time < #{before}"
+            + " LIMIT #{limit} FOR UPDATE")
+    List<String> lockPurgeable(@Param("before") long before, @Param("limit") int limit);
+
+    @Delete("<script>DELETE FROM delay_queue_job_log WHERE job_id IN"
+            + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach></script>")
+    int deleteLogRows(@Param("ids") Collection<String> ids);
+
+    /** Guarded as {@link #lockPurgeable} selected them: a row that changed meanwhile stays. */
+    @Delete("<script>DELETE FROM delay_queue_job WHERE id IN"
+            + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach>"
+            + " AND status IN ('FINISHED', 'DELETED') AND update_time &lt; #{before}</script>")
+    int deletePurgeable(@Param("ids") Collection<String> ids, @Param("before") long before);
 }

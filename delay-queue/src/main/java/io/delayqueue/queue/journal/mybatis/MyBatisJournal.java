@@ -10,6 +10,7 @@ import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.PurgedRows;
 import io.delayqueue.queue.journal.Transition;
 import java.net.InetAddress;
 import java.sql.Connection;
@@ -966,6 +967,49 @@ public final class MyBatisJournal implements Journal {
         return read(m -> m.page(status.name(), after.dueAt(), after.id(), dueBefore, limit).stream()
                 .map(JobRow::toJob)
                 .toList());
+    }
+
+    /**
+     * One batch of retention, apart from the writers, on a connection of its own: lock the batch's rows, delete
+     * their log rows, then the jobs (guarded again by status and update time), and commit. Log rows go first in
+     * the same transaction, so no job is ever left without its history and no history of a job that stays is
+     * deleted. The transaction touches about four rows per job, so its locks are held for milliseconds.
+     */
+    @Override
+    public PurgedRows purgeFinished(long updatedBefore, int limit) {
+        try (SqlSession session = sessions.openSession(ExecutorType.SIMPLE, TransactionIsolationLevel.READ_COMMITTED)) {
+            try {
+                JournalMapper mapper = session.getMapper(JournalMapper.class);
+                List<String> ids = mapper.lockPurgeable(updatedBefore, limit);
+                if (ids.isEmpty()) {
+                    session.rollback(true);
+                    return PurgedRows.NONE;
+                }
+                int logRows = mapper.deleteLogRows(ids);
+                int jobs = mapper.deletePurgeable(ids, updatedBefore);
+                if (jobs != ids.size()) {
+                    // cannot happen while the rows are locked; should a database not lock them, the log rows of
+                    // a job that stays must stay too
+                    session.rollback(true);
+                    log.warn(
+                            "journal purge: {} of {} locked jobs had changed; batch rolled back",
+                            ids.size() - jobs,
+                            ids.size());
+                    return PurgedRows.NONE;
+                }
+                session.commit(true);
+                return new PurgedRows(jobs, logRows);
+            } catch (RuntimeException failure) {
+                try {
+                    session.rollback(true);
+                } catch (RuntimeException suppressed) {
+                    failure.addSuppressed(suppressed);
+                }
+                throw failure;
+            }
+        } catch (RuntimeException e) {
+            throw new DelayQueueException.Unavailable("the journal database is unavailable: " + rootMessage(e), e);
+        }
     }
 
     private <T> T read(java.util.function.Function<JournalMapper, T> query) {

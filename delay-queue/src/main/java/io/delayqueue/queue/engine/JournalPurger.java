@@ -1,0 +1,124 @@
+package io.delayqueue.queue.engine;
+
+import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.PurgedRows;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Journal retention ({@code delay.journal.retention}): deletes final jobs ({@code FINISHED}, {@code DELETED})
+ * last updated more than the retention ago, with their log rows, so that the journal stops growing once it
+ * holds the retention's worth of jobs.
+ *
+ * <p>A pass deletes batch after batch ({@link Journal#purgeFinished}, one short transaction of at most {@code
+ * batchSize} jobs each) until a batch comes back short. Between two batches it pauses at least {@code pause},
+ * and at least as long as the batch took: a loaded database makes batches slow, and the purge then takes a
+ * smaller share of it, so pushes keep their commits.
+ *
+ * <p>Who purges: the owner of shard 0, i.e. the standalone instance, the leader (master-slave), or in cluster
+ * mode the one member that holds shard 0 now. Ownership is checked before every batch; should two instances
+ * overlap during a hand-over, their batches lock the rows they delete and guard the delete, so the second finds
+ * nothing left to do. {@code DEAD} jobs are never purged: see the README.
+ *
+ * <p>Threading: passes are serialized ({@code synchronized}); the engine runs them on a thread of their own,
+ * apart from the reconciler, so a long pass never holds back the healing of Redis.
+ */
+final class JournalPurger {
+    private static final Logger log = LoggerFactory.getLogger(JournalPurger.class);
+    /** The shard whose owner purges. */
+    static final int PURGING_SHARD = 0;
+
+    /** Waits between batches; a test records the pauses instead. */
+    @FunctionalInterface
+    interface Pauser {
+        void pause(long millis) throws InterruptedException;
+    }
+
+    private final Journal journal;
+    private final Coordinator coordinator;
+    private final Clock clock;
+    private final Duration retention;
+    private final int batchSize;
+    private final long pauseMs;
+    private final Pauser pauser;
+    private final EngineListener listener;
+
+    JournalPurger(
+            Journal journal,
+            Coordinator coordinator,
+            Clock clock,
+            Duration retention,
+            int batchSize,
+            Duration pause,
+            Pauser pauser,
+            EngineListener listener) {
+        this.journal = journal;
+        this.coordinator = coordinator;
+        this.clock = clock;
+        this.retention = retention;
+        this.batchSize = batchSize;
+        this.pauseMs = pause.toMillis();
+        this.pauser = pauser;
+        this.listener = listener;
+    }
+
+    /** Whether passes do anything: a retention is set. */
+    boolean enabled() {
+        return !retention.isZero();
+    }
+
+    /**
+     * One pass: batches until one comes back short, this instance stops owning {@link #PURGING_SHARD}, or {@code
+     * keepGoing} turns false (the engine closes). The cutoff is fixed at the start of the pass.
+     */
+    synchronized PurgeReport purgeOnce(BooleanSupplier keepGoing) {
+        if (!enabled()) {
+            return PurgeReport.NONE;
+        }
+        long startedAt = clock.millis();
+        long updatedBefore = startedAt - retention.toMillis();
+        long jobs = 0;
+        long logRows = 0;
+        int batches = 0;
+        long startNanos = System.nanoTime();
+        while (keepGoing.getAsBoolean() && coordinator.owns(PURGING_SHARD)) {
+            long batchStart = System.nanoTime();
+            PurgedRows purged = journal.purgeFinished(updatedBefore, batchSize);
+            long tookMs = (System.nanoTime() - batchStart) / 1_000_000;
+            batches++;
+            jobs += purged.jobs();
+            logRows += purged.logRows();
+            if (purged.jobs() > 0 || purged.logRows() > 0) {
+                listener.journalPurged(purged.jobs(), purged.logRows());
+            }
+            if (purged.jobs() < batchSize) {
+                break;
+            }
+            try {
+                pauser.pause(Math.max(pauseMs, tookMs));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        long tookMs = (System.nanoTime() - startNanos) / 1_000_000;
+        if (jobs > 0) {
+            log.info(
+                    "journal retention: purged {} final jobs and {} log rows last updated before {} ({} ago), in {}"
+                            + " batches, {} ms",
+                    jobs,
+                    logRows,
+                    java.time.Instant.ofEpochMilli(updatedBefore),
+                    retention,
+                    batches,
+                    tookMs);
+        } else {
+            log.debug("journal retention: nothing to purge before {}", java.time.Instant.ofEpochMilli(updatedBefore));
+        }
+        return new PurgeReport(jobs, logRows, batches);
+    }
+}
