@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * holds the retention's worth of jobs.
  *
  * <p>A pass deletes batch after batch ({@link Journal#purgeFinished}, one short transaction of at most {@code
- * batchSize} jobs each) until a batch comes back short. Between two batches it pauses at least {@code pause},
+ * batchSize} jobs each) until a batch finds fewer than {@code batchSize} jobs. Between two batches it pauses at least {@code pause},
  * and at least as long as the batch took: a loaded database makes batches slow, and the purge then takes a
  * smaller share of it, so pushes keep their commits.
  *
@@ -95,7 +95,8 @@ final class JournalPurger {
             if (purged.jobs() > 0 || purged.logRows() > 0) {
                 listener.journalPurged(purged.jobs(), purged.logRows());
             }
-            if (purged.jobs() < batchSize) {
+            if (purged.selected() < batchSize || purged.jobs() == 0) {
+                // the last ones; or all of a full batch changed since selected (nothing to gain by going on now)
                 break;
             }
             try {

@@ -134,7 +134,7 @@ public interface Journal extends AutoCloseable {
      * retention. {@code DEAD} jobs are never purged (they wait for an operator's requeue). A job that changed after
      * it was selected is left alone; a concurrent purge of the same rows deletes nothing twice.
      *
-     * @return rows deleted; fewer jobs than {@code limit} means no more were due
+     * @return rows selected and deleted; fewer selected than {@code limit} means no more were due
      */
     default PurgedRows purgeFinished(long updatedBefore, int limit) {
         return PurgedRows.NONE;

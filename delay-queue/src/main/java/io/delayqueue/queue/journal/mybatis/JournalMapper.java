@@ -54,21 +54,20 @@ public interface JournalMapper {
             @Param("limit") int limit);
 
     /**
-     * Final jobs of retention's purge, locked until the purge's transaction ends: up to {@code limit} over the
-     * {@code (status, update_time)} index. Under READ COMMITTED the lock holds the rows found and no gaps, so
-     * pushes and transitions of other rows never wait for it.
+     * Final jobs of one status for retention's purge: up to {@code limit} over the {@code (status, update_time)} index. A plain
+     * (consistent, non-locking) read: the purge's delete locks only the rows it deletes, by primary key, and a
+     * locking read here would lock whatever index records the plan walks past (on InnoDB: rows pushes update).
      */
-    @Select("SELECT id FROM delay_queue_job WHERE status IN ('FINISHED', 'DELETED') AND update_time < #{before}"
-            + " LIMIT #{limit} FOR UPDATE")
-    List<String> lockPurgeable(@Param("before") long before, @Param("limit") int limit);
+    @Select("SELECT id FROM delay_queue_job WHERE status = #{status} AND update_time < #{before} LIMIT #{limit}")
+    List<String> purgeable(@Param("status") String status, @Param("before") long before, @Param("limit") int limit);
 
-    @Delete("<script>DELETE FROM delay_queue_job_log WHERE job_id IN"
-            + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach></script>")
-    int deleteLogRows(@Param("ids") Collection<String> ids);
-
-    /** Guarded as {@link #lockPurgeable} selected them: a row that changed meanwhile stays. */
+    /** Guarded as {@link #purgeable} selected them: a row that changed meanwhile stays. */
     @Delete("<script>DELETE FROM delay_queue_job WHERE id IN"
             + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach>"
             + " AND status IN ('FINISHED', 'DELETED') AND update_time &lt; #{before}</script>")
     int deletePurgeable(@Param("ids") Collection<String> ids, @Param("before") long before);
+
+    @Delete("<script>DELETE FROM delay_queue_job_log WHERE job_id IN"
+            + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach></script>")
+    int deleteLogRows(@Param("ids") Collection<String> ids);
 }
