@@ -3,6 +3,8 @@ package io.delayqueue.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delayqueue.queue.dispatch.activemq.ActiveMqSettings;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
@@ -18,6 +20,7 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.util.unit.DataSize;
@@ -78,7 +81,11 @@ class DelayPropertiesTest {
                 Map.entry("delay.retry.backoff", "1s,5s,1m"),
                 Map.entry("delay.limits.max-body-size", "1KB"),
                 Map.entry("delay.limits.max-delay", "7d"),
-                Map.entry("delay.limits.max-batch-size", "50")));
+                Map.entry("delay.limits.max-batch-size", "50"),
+                Map.entry("delay.journal.retention", "30d"),
+                Map.entry("delay.journal.purge-batch-size", "100"),
+                Map.entry("delay.journal.purge-interval", "5m"),
+                Map.entry("delay.journal.purge-pause", "10ms")));
 
         EngineConfig c = p.toEngineConfig();
 
@@ -109,7 +116,60 @@ class DelayPropertiesTest {
                         .maxBodyBytes(1024)
                         .maxDelay(Duration.ofDays(7))
                         .maxBatchSize(50)
+                        .journalRetention(Duration.ofDays(30))
+                        .purgeBatchSize(100)
+                        .purgeInterval(Duration.ofMinutes(5))
+                        .purgePause(Duration.ofMillis(10))
                         .build());
+    }
+
+    @Test
+    void a_journal_retention_shorter_than_the_redis_retention_is_refused_at_start_naming_both() {
+        DelayProperties p = bind(Map.of("delay.retention", "2h", "delay.journal.retention", "1h"));
+
+        assertThatThrownBy(p::toEngineConfig)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("delay.journal.retention (PT1H) must be 0 (keep forever) or at least")
+                .hasMessageContaining("delay.retention (PT2H)");
+        assertThat(bind(Map.of("delay.retention", "2h", "delay.journal.retention", "0"))
+                        .toEngineConfig()
+                        .journalRetention())
+                .isZero();
+        assertThatThrownBy(() ->
+                        bind(Map.of("delay.journal.purge-batch-size", "0")).toEngineConfig())
+                .hasMessageContaining("delay.journal.purge-batch-size");
+    }
+
+    /** The defaults an IDE shows (META-INF/additional-spring-configuration-metadata.json) are the engine's. */
+    @Test
+    void the_ide_metadata_shows_the_engines_journal_retention_defaults() throws Exception {
+        JsonNode metadata;
+        try (var in = DelayProperties.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            metadata = new ObjectMapper().readTree(in);
+        }
+        Map<String, JsonNode> defaults = new java.util.HashMap<>();
+        for (JsonNode property : metadata.path("properties")) {
+            defaults.put(property.path("name").asText(), property.path("defaultValue"));
+        }
+
+        assertThat(DurationStyle.detectAndParse(
+                        defaults.get("delay.journal.retention").asText()))
+                .isEqualTo(EngineConfig.DEFAULT_JOURNAL_RETENTION);
+        assertThat(defaults.get("delay.journal.purge-batch-size").asInt())
+                .isEqualTo(EngineConfig.DEFAULT_PURGE_BATCH_SIZE);
+        assertThat(DurationStyle.detectAndParse(
+                        defaults.get("delay.journal.purge-interval").asText()))
+                .isEqualTo(EngineConfig.DEFAULT_PURGE_INTERVAL);
+        assertThat(DurationStyle.detectAndParse(
+                        defaults.get("delay.journal.purge-pause").asText()))
+                .isEqualTo(EngineConfig.DEFAULT_PURGE_PAUSE);
+        for (JsonNode property : metadata.path("properties")) {
+            if (property.path("name").asText().equals("delay.journal.retention")) {
+                assertThat(property.path("description").asText())
+                        .as("the Javadoc still reaches the IDE")
+                        .contains("finished or deleted job");
+            }
+        }
     }
 
     @Test
