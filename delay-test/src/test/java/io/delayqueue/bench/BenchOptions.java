@@ -30,6 +30,7 @@ import java.util.Set;
  * @param latenessWarmUp the discarded warm-up before the lateness runs
  * @param pendingJobs pending jobs whose Redis memory is measured
  * @param memoryRuns loads of those pending jobs (memory is nearly deterministic: one by default)
+ * @param purgeRows final jobs older than the journal's retention that the purge figure deletes
  * @param bodyBytes size of each job's body
  * @param systems which systems to run: {@code inprocess}, {@code http}, {@code redisson}
  * @param figures which figures to measure: {@code push}, {@code burst}, {@code lateness}, {@code memory}
@@ -51,6 +52,7 @@ record BenchOptions(
         Duration latenessWarmUp,
         int pendingJobs,
         int memoryRuns,
+        int purgeRows,
         int bodyBytes,
         Set<String> systems,
         Set<String> figures,
@@ -58,12 +60,12 @@ record BenchOptions(
         boolean quick) {
 
     static final List<String> SYSTEMS = List.of("inprocess", "http", "redisson");
-    static final List<String> FIGURES = List.of("push", "burst", "lateness", "memory");
+    static final List<String> FIGURES = List.of("push", "burst", "lateness", "memory", "purge");
 
     static final String USAGE =
             """
             bin/bench [--quick] [flags]   (every flag also takes --flag=value)
-              --quick                 small sizes for development: 20k burst, 10 s lateness, 50k pending, 1 run
+              --quick                 small sizes: 20k burst, 10 s lateness, 50k pending, 100k purged, 1 run
               --runs N                measured runs per figure, median shown (3)
               --threads N             concurrent callers of the single-job push (128)
               --batch-threads N       concurrent callers of the batch push (8)
@@ -74,8 +76,9 @@ record BenchOptions(
               --lateness-seconds S    seconds per lateness run (60)
               --pending N             pending jobs for the memory figure (1000000)
               --memory-runs N         loads for the memory figure (1)
+              --purge-rows N          final journal rows the purge figure deletes (1000000)
               --systems a,b           of inprocess,http,redisson (all)
-              --figures a,b           of push,burst,lateness,memory (all)
+              --figures a,b           of push,burst,lateness,memory,purge (all)
               --out FILE              the JSON (delay-test/target/bench/results.json)
             """;
 
@@ -122,6 +125,7 @@ record BenchOptions(
                 Duration.ofSeconds(quick ? 3 : 10),
                 integer(flags, "pending", quick ? 50_000 : 1_000_000),
                 integer(flags, "memory-runs", 1),
+                integer(flags, "purge-rows", quick ? 100_000 : 1_000_000),
                 100,
                 names(flags, "systems", SYSTEMS),
                 names(flags, "figures", FIGURES),
@@ -140,14 +144,20 @@ record BenchOptions(
                         "lateness-seconds",
                         "pending",
                         "memory-runs",
+                        "purge-rows",
                         "systems",
                         "figures",
                         "out"));
         if (!flags.isEmpty()) {
             throw new IllegalArgumentException("unknown flag(s) " + flags.keySet() + "\n" + USAGE);
         }
-        if (options.runs < 1 || options.threads < 1 || options.batchThreads < 1 || options.memoryRuns < 1) {
-            throw new IllegalArgumentException("runs, threads, batch threads and memory runs must be at least 1");
+        if (options.runs < 1
+                || options.threads < 1
+                || options.batchThreads < 1
+                || options.memoryRuns < 1
+                || options.purgeRows < 1) {
+            throw new IllegalArgumentException(
+                    "runs, threads, batch threads, memory runs and purge rows must be at least 1");
         }
         if (options.batchSize < 1 || options.batchSize > 1000) {
             throw new IllegalArgumentException("--batch-size must be between 1 and 1000 (the service's limit)");
@@ -182,6 +192,7 @@ record BenchOptions(
         m.put("latenessWarmUpSeconds", latenessWarmUp.toSeconds());
         m.put("pendingJobs", pendingJobs);
         m.put("memoryRuns", memoryRuns);
+        m.put("purgeRows", purgeRows);
         m.put("bodyBytes", bodyBytes);
         m.put("systems", List.copyOf(systems));
         m.put("figures", List.copyOf(figures));

@@ -88,7 +88,28 @@ final class BenchReport {
                         Kind.MEMORY,
                         "bytesPerJob",
                         0,
-                        "≤ Redisson's"));
+                        "≤ Redisson's"),
+                new Row(
+                        "purge-push-before",
+                        "push, one job per call, before the purge (jobs/s)",
+                        Kind.PURGE,
+                        "pushJobsPerSecond",
+                        0,
+                        ""),
+                new Row(
+                        "purge-push-during",
+                        "push, one job per call, while purging " + number(o.purgeRows(), 0) + " final rows (jobs/s)",
+                        Kind.PURGE,
+                        "pushDuringPurgeJobsPerSecond",
+                        0,
+                        "close to the one before"),
+                new Row(
+                        "purge-rate",
+                        "journal purge (final jobs/s, their log rows with them)",
+                        Kind.PURGE,
+                        "purgedJobsPerSecond",
+                        0,
+                        ""));
     }
 
     private void addNotes() {
@@ -130,6 +151,16 @@ final class BenchReport {
                 + " from a list of all pending values with LREM (a scan from the list's head).");
         notes.add("Everything shares the machine's " + machine.get("cores")
                 + " cores: Redis, MariaDB, the service and the load generator.");
+        if (options.measures("purge")) {
+            notes.add("Purge: " + number(options.purgeRows(), 0) + " FINISHED jobs last updated 8 days ago, three log"
+                    + " rows each, inserted straight into the journal (multi-row INSERTs); then "
+                    + options.threads() + " callers push one job at a time (journal `sync`) for "
+                    + options.pushMeasure().toSeconds() + " s without a purge and "
+                    + options.pushMeasure().toSeconds()
+                    + " s while one pass of journal retention runs (`delay.journal.retention` 7d, the default batch"
+                    + " of " + io.delayqueue.queue.engine.EngineConfig.DEFAULT_PURGE_BATCH_SIZE + " jobs and pause);"
+                    + " the purge rate is the whole pass's, pushes ran during its first seconds. One run.");
+        }
         memoryCrossCheck();
         results.forEach((system, byKind) -> byKind.forEach((kind, m) -> m.notes()
                 .forEach(n -> notes.add(SYSTEM_LABELS.get(system) + ", "
@@ -234,7 +265,7 @@ final class BenchReport {
             return "no runs";
         }
         String text = number(median, row.decimals());
-        if (m.runs().size() < options.runs() && row.kind() != Kind.MEMORY) {
+        if (m.runs().size() < options.runs() && row.kind() != Kind.MEMORY && row.kind() != Kind.PURGE) {
             text += " (" + m.runs().size() + " run" + (m.runs().size() == 1 ? "" : "s") + ")";
         } else if (m.runs().size() > 1) {
             double min = m.runs().stream()

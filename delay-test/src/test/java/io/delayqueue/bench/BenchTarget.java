@@ -15,7 +15,8 @@ interface BenchTarget extends AutoCloseable {
         PUSH_BATCH,
         BURST,
         LATENESS,
-        MEMORY
+        MEMORY,
+        PURGE
     }
 
     /** Why this system does not measure {@code kind}, or null when it does. */
@@ -41,6 +42,16 @@ interface BenchTarget extends AutoCloseable {
 
     /** Redis memory per pending job ({@code bytesPerJob}) with {@code jobs} pending jobs. */
     RunResult memory(int jobs) throws Exception;
+
+    /**
+     * Journal retention under load: {@code rows} final jobs (with three log rows each) older than the retention
+     * are put straight into the journal, then single pushes are measured without a purge ({@code
+     * pushJobsPerSecond}) and while a purge pass runs ({@code pushDuringPurgeJobsPerSecond}), and the pass's own
+     * rate ({@code purgedJobsPerSecond}).
+     */
+    default RunResult purge(int rows, Duration warmUp, Duration measure) throws Exception {
+        throw new UnsupportedOperationException("no journal");
+    }
 
     @Override
     void close() throws Exception;

@@ -124,6 +124,7 @@ public final class Benchmark {
             case BURST -> "burst";
             case LATENESS -> "lateness";
             case MEMORY -> "memory";
+            case PURGE -> "purge";
         };
     }
 
@@ -182,6 +183,9 @@ public final class Benchmark {
                         m.add(report(what + " run " + i, target.memory(options.pendingJobs())));
                     }
                 }
+                case PURGE -> m.add(report(
+                        what + " (" + options.purgeRows() + " final rows)",
+                        target.purge(options.purgeRows(), options.pushWarmUp(), options.pushMeasure())));
             }
         } catch (Exception e) {
             progress(what + " failed: " + e);

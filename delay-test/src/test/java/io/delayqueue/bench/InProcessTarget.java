@@ -5,6 +5,7 @@ import io.delayqueue.config.DelayProperties;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.PurgeReport;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.store.redis.RedisJobStore;
@@ -174,6 +175,49 @@ final class InProcessTarget implements BenchTarget {
     }
 
     @Override
+    public RunResult purge(int rows, Duration warmUp, Duration measure) throws Exception {
+        // the pass is run by hand; the engine's own timer must not start one meanwhile
+        try (Queue q = new Queue(true, HandOvers.counting(), b -> b.purgeInterval(Duration.ofDays(1)))) {
+            long insertStart = System.nanoTime();
+            long updatedAt = System.currentTimeMillis() - Duration.ofDays(8).toMillis();
+            database.insertFinishedJobs(rows, updatedAt, body);
+            double insertSeconds = (System.nanoTime() - insertStart) / 1e9;
+            long tableBytes = database.journalBytes();
+            PushRequest request =
+                    PushRequest.of(TOPIC, body, Duration.ofHours(1).toMillis());
+            LoadDriver.CallerFactory pushes = caller -> () -> {
+                q.engine.push(request);
+                return 1;
+            };
+            LoadDriver.throughput(options.threads(), Duration.ZERO, warmUp, pushes);
+            RunResult before = LoadDriver.throughput(options.threads(), Duration.ofSeconds(1), measure, pushes);
+
+            java.util.concurrent.CompletableFuture<PurgeReport> pass =
+                    java.util.concurrent.CompletableFuture.supplyAsync(q.engine::purgeJournalNow);
+            long purgeStart = System.nanoTime();
+            RunResult during = LoadDriver.throughput(options.threads(), Duration.ofSeconds(1), measure, pushes);
+            boolean overlapped = !pass.isDone();
+            PurgeReport report = pass.get();
+            double purgeSeconds = (System.nanoTime() - purgeStart) / 1e9;
+            if (report.jobs() != rows) {
+                throw new IllegalStateException("the pass purged " + report.jobs() + " of " + rows + " final jobs");
+            }
+            return RunResult.of("pushJobsPerSecond", before.value("jobsPerSecond"))
+                    .and("pushDuringPurgeJobsPerSecond", during.value("jobsPerSecond"))
+                    .and("purgedJobsPerSecond", report.jobs() / purgeSeconds)
+                    .with("finalJobs", rows)
+                    .with("insertSeconds", insertSeconds)
+                    .with("journalBytesBefore", tableBytes)
+                    .with("purgedJobs", report.jobs())
+                    .with("purgedLogRows", report.logRows())
+                    .with("batches", report.batches())
+                    .with("purgeSeconds", purgeSeconds)
+                    .with("purgeOutlastedThePushes", overlapped)
+                    .with("rowsLeft", database.jobRows());
+        }
+    }
+
+    @Override
     public void close() throws Exception {
         database.close();
     }
@@ -187,6 +231,11 @@ final class InProcessTarget implements BenchTarget {
         private boolean engineClosed;
 
         Queue(boolean journaled, HandOvers handOvers) {
+            this(journaled, handOvers, b -> b);
+        }
+
+        /** @param tuning changes to the service's defaults */
+        Queue(boolean journaled, HandOvers handOvers, java.util.function.UnaryOperator<EngineConfig.Builder> tuning) {
             DelayProperties.Redis r = defaults.getRedis();
             GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
             pool.setMaxTotal(r.getMaxConnections());
@@ -207,9 +256,9 @@ final class InProcessTarget implements BenchTarget {
             } else {
                 journal = Journal.NONE;
             }
-            EngineConfig config = defaults.toEngineConfig().toBuilder()
-                    .redisPrefix(prefix)
-                    .defaultDispatcher(CountingDispatcher.NAME)
+            EngineConfig config = tuning.apply(defaults.toEngineConfig().toBuilder()
+                            .redisPrefix(prefix)
+                            .defaultDispatcher(CountingDispatcher.NAME))
                     .build();
             engine = new DelayQueueEngine(
                     config,

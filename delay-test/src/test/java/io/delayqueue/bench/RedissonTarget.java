@@ -128,6 +128,11 @@ final class RedissonTarget implements BenchTarget {
     }
 
     @Override
+    public String notMeasured(Kind kind) {
+        return kind == Kind.PURGE ? "no journal" : null;
+    }
+
+    @Override
     public RunResult memory(int jobs) throws Exception {
         long before = benchRedis.usedMemory();
         try (Queue q = new Queue()) {
