@@ -781,7 +781,7 @@ public class DelayProperties {
         /** How often retention looks for final jobs past it (on the instance that owns shard 0). */
         private Duration purgeInterval = EngineConfig.DEFAULT_PURGE_INTERVAL;
 
-        /** Least pause between two retention batches; a slow batch is followed by a pause as long as it took. */
+        /** Least pause between two retention batches; each is followed by at least four times as long as it took. */
         private Duration purgePause = EngineConfig.DEFAULT_PURGE_PAUSE;
 
         public JournalMode getMode() {

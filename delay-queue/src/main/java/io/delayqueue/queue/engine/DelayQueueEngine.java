@@ -162,6 +162,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                 config.purgeBatchSize(),
                 config.purgePause(),
                 Thread::sleep,
+                System::nanoTime,
                 new CurrentListener());
         this.fences = new AtomicReferenceArray<>(config.shards());
         this.scanners = new ShardScanner[config.shards()];

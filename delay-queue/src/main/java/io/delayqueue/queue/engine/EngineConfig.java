@@ -97,7 +97,10 @@ public record EngineConfig(
     public static final int DEFAULT_PURGE_BATCH_SIZE = 500;
 
     public static final Duration DEFAULT_PURGE_INTERVAL = Duration.ofMinutes(1);
-    /** The least pause between two purge batches; a slow batch (a loaded database) is followed by a longer one. */
+    /**
+     * The least pause between two purge batches; a batch is followed by a pause four times as long as it took when
+     * that is longer (a loaded database makes batches slow).
+     */
     public static final Duration DEFAULT_PURGE_PAUSE = Duration.ofMillis(50);
 
     public EngineConfig {

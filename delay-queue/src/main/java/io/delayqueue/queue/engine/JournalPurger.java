@@ -15,9 +15,10 @@ import org.slf4j.LoggerFactory;
  * holds the retention's worth of jobs.
  *
  * <p>A pass deletes batch after batch ({@link Journal#purgeFinished}, one short transaction of at most {@code
- * batchSize} jobs each) until a batch finds fewer than {@code batchSize} jobs. Between two batches it pauses at least {@code pause},
- * and at least as long as the batch took: a loaded database makes batches slow, and the purge then takes a
- * smaller share of it, so pushes keep their commits.
+ * batchSize} jobs each) until a batch finds fewer than {@code batchSize} jobs. Between two batches it pauses at least
+ * {@code pause}, and {@link #PAUSE_PER_BATCH_TIME} times as long as the batch took: the purge holds a connection
+ * (and the database's locks on its rows) at most a fifth of the time, and a loaded database, which makes batches
+ * slow, gets longer pauses, so pushes keep their commits.
  *
  * <p>Who purges: the owner of shard 0, i.e. the standalone instance, the leader (master-slave), or in cluster
  * mode the one member that holds shard 0 now. Ownership is checked before every batch; should two instances
@@ -31,6 +32,8 @@ final class JournalPurger {
     private static final Logger log = LoggerFactory.getLogger(JournalPurger.class);
     /** The shard whose owner purges. */
     static final int PURGING_SHARD = 0;
+    /** The pause after a batch, in multiples of the time the batch took. */
+    static final int PAUSE_PER_BATCH_TIME = 4;
 
     /** Waits between batches; a test records the pauses instead. */
     @FunctionalInterface
@@ -45,6 +48,9 @@ final class JournalPurger {
     private final int batchSize;
     private final long pauseMs;
     private final Pauser pauser;
+    /** {@link System#nanoTime()}, or a test's. */
+    private final java.util.function.LongSupplier nanoTime;
+
     private final EngineListener listener;
 
     JournalPurger(
@@ -55,6 +61,7 @@ final class JournalPurger {
             int batchSize,
             Duration pause,
             Pauser pauser,
+            java.util.function.LongSupplier nanoTime,
             EngineListener listener) {
         this.journal = journal;
         this.coordinator = coordinator;
@@ -63,6 +70,7 @@ final class JournalPurger {
         this.batchSize = batchSize;
         this.pauseMs = pause.toMillis();
         this.pauser = pauser;
+        this.nanoTime = nanoTime;
         this.listener = listener;
     }
 
@@ -84,11 +92,11 @@ final class JournalPurger {
         long jobs = 0;
         long logRows = 0;
         int batches = 0;
-        long startNanos = System.nanoTime();
+        long startNanos = nanoTime.getAsLong();
         while (keepGoing.getAsBoolean() && coordinator.owns(PURGING_SHARD)) {
-            long batchStart = System.nanoTime();
+            long batchStart = nanoTime.getAsLong();
             PurgedRows purged = journal.purgeFinished(updatedBefore, batchSize);
-            long tookMs = (System.nanoTime() - batchStart) / 1_000_000;
+            long tookMs = (nanoTime.getAsLong() - batchStart) / 1_000_000;
             batches++;
             jobs += purged.jobs();
             logRows += purged.logRows();
@@ -100,13 +108,13 @@ final class JournalPurger {
                 break;
             }
             try {
-                pauser.pause(Math.max(pauseMs, tookMs));
+                pauser.pause(Math.max(pauseMs, PAUSE_PER_BATCH_TIME * tookMs));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
             }
         }
-        long tookMs = (System.nanoTime() - startNanos) / 1_000_000;
+        long tookMs = (nanoTime.getAsLong() - startNanos) / 1_000_000;
         if (jobs > 0) {
             log.info(
                     "journal retention: purged {} final jobs and {} log rows last updated before {} ({} ago), in {}"

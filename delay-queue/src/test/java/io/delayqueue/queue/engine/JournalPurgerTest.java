@@ -35,6 +35,9 @@ class JournalPurgerTest {
     private final ScriptedJournal journal = new ScriptedJournal();
     private final AtomicBoolean ownsShardZero = new AtomicBoolean(true);
     private final List<Long> pauses = new ArrayList<>();
+    /** The purger's nanosecond ticker: a batch takes no time unless the journal moves it. */
+    private final java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+
     private final List<int[]> heard = new ArrayList<>();
     private final EngineListener listener = new EngineListener() {
         @Override
@@ -45,7 +48,7 @@ class JournalPurgerTest {
 
     private JournalPurger purger(Duration retention, int batchSize, Duration pause) {
         return new JournalPurger(
-                journal, new OwnerOfShardZero(), clock, retention, batchSize, pause, pauses::add, listener);
+                journal, new OwnerOfShardZero(), clock, retention, batchSize, pause, pauses::add, nanos::get, listener);
     }
 
     @Test
@@ -74,6 +77,20 @@ class JournalPurgerTest {
                 List.of(new PurgedRows(10, 7, 21), new PurgedRows(10, 0, 0), new PurgedRows(10, 10, 30)));
 
         assertThat(purger(RETENTION, 10, Duration.ZERO).purgeOnce(() -> true)).isEqualTo(new PurgeReport(7, 21, 2));
+    }
+
+    @Test
+    void a_slow_batch_is_followed_by_a_pause_four_times_as_long() {
+        journal.answers.addAll(
+                List.of(new PurgedRows(10, 10, 30), new PurgedRows(10, 10, 30), new PurgedRows(1, 1, 3)));
+        long[] batchMillis = {5, 30, 30};
+        journal.afterEach = () -> nanos.addAndGet(batchMillis[journal.asked.size() - 1] * 1_000_000);
+
+        purger(RETENTION, 10, Duration.ofMillis(50)).purgeOnce(() -> true);
+
+        assertThat(pauses)
+                .as("the least pause after a quick batch, four times a slow one's time")
+                .containsExactly(50L, 120L);
     }
 
     @Test
