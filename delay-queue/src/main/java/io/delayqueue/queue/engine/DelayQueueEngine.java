@@ -1139,7 +1139,14 @@ public final class DelayQueueEngine implements AutoCloseable {
             reconcileTimer.shutdownNow();
         }
         if (purgeTimer != null) {
+            // interrupts a pause; a batch under way is one short transaction: let it commit before the journal's
+            // connections close
             purgeTimer.shutdownNow();
+            try {
+                purgeTimer.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         // the scanners stopped: the other instances may take the shards while the sends in flight finish (they
         // leave those jobs alone until their reservations expire)
