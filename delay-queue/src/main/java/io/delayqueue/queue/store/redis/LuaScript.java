@@ -61,6 +61,10 @@ final class LuaScript {
         this.listener = listener == null ? StoreListener.NONE : listener;
     }
 
+    StoreListener listener() {
+        return listener;
+    }
+
     private <T> T timed(java.util.function.Supplier<T> call) {
         long started = System.nanoTime();
         boolean failed = true;

@@ -12,6 +12,7 @@ import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.store.ShardStats;
+import io.delayqueue.queue.store.StoreListener;
 import io.delayqueue.queue.testing.ClosedPort;
 import io.delayqueue.queue.testing.RedisFixture;
 import io.delayqueue.queue.testing.TestIds;
@@ -390,6 +391,37 @@ class RedisJobStoreTest {
         store.moveDue(1, T0, 10, ALL_PUSH, DISPATCH_TIMEOUT);
 
         assertThat(told).containsExactly("push", "move_due");
+    }
+
+    @Test
+    void a_round_trip_that_fails_is_told_as_failed() throws Exception {
+        List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (RedisJobStore down = new RedisJobStore(
+                new JedisPooled("127.0.0.1", ClosedPort.get()), "down", SHARDS, Duration.ofMinutes(1), true)) {
+            down.setListener((operation, nanos, failed) -> told.add(operation + (failed ? " failed" : "")));
+            assertThatThrownBy(() -> down.moveDue(0, T0, 10, ALL_PUSH, DISPATCH_TIMEOUT))
+                    .isInstanceOf(DelayQueueException.Unavailable.class);
+        }
+        assertThat(told).containsExactly("move_due failed");
+    }
+
+    @Test
+    void every_script_of_the_store_has_the_listener_so_none_goes_untimed() throws Exception {
+        StoreListener listener = (operation, nanos, failed) -> {};
+        store.setListener(listener);
+
+        int scripts = 0;
+        for (java.lang.reflect.Field field : RedisJobStore.class.getDeclaredFields()) {
+            if (field.getType() == LuaScript.class) {
+                field.setAccessible(true);
+                LuaScript script = (LuaScript) field.get(store);
+                assertThat(script.listener())
+                        .as("listener of %s", script.name())
+                        .isSameAs(listener);
+                scripts++;
+            }
+        }
+        assertThat(scripts).isGreaterThan(10);
     }
 
     @Test
