@@ -259,7 +259,7 @@ public final class DelayQueueEngine implements AutoCloseable {
 
     /** Pushes one job; validation errors name the field. */
     public PushResult push(PushRequest request) {
-        return pushAll(List.of(request), "").get(0);
+        return timed(() -> pushAll(List.of(request), "")).get(0);
     }
 
     /** Pushes up to {@code maxBatchSize} jobs; a bad job rejects the whole batch, naming {@code [i].field}. */
@@ -271,7 +271,20 @@ public final class DelayQueueEngine implements AutoCloseable {
             throw new DelayQueueException.InvalidField(
                     "jobs", "holds " + requests.size() + " jobs, over the limit of " + config.maxBatchSize());
         }
-        return pushAll(requests, null);
+        return timed(() -> pushAll(requests, null));
+    }
+
+    /** Runs one caller's push and tells the listener how long its answer took. */
+    private List<PushResult> timed(java.util.function.Supplier<List<PushResult>> push) {
+        long started = System.nanoTime();
+        boolean succeeded = false;
+        try {
+            List<PushResult> results = push.get();
+            succeeded = true;
+            return results;
+        } finally {
+            listener.pushAnswered(System.nanoTime() - started, succeeded);
+        }
     }
 
     /**
@@ -809,7 +822,8 @@ public final class DelayQueueEngine implements AutoCloseable {
                 pipeline.dispatched(),
                 pipeline.failed(),
                 pipeline.stale(),
-                pullWaiters.waiting());
+                pullWaiters.waiting(),
+                new EngineStats.Journal(journal.mode().name(), journal.queuedRows(), journal.lagMillis()));
     }
 
     // ---- scanning ----
@@ -943,9 +957,10 @@ public final class DelayQueueEngine implements AutoCloseable {
         }
         pipeline.returnCapacity(capacity - batch.toDispatch().size());
         List<Transition> transitions = new ArrayList<>();
-        for (String id : batch.expired()) {
+        for (DueBatch.Moved m : batch.expired()) {
+            listener.ttrExpired(m.topic());
             transitions.add(Transition.of(
-                    id, JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, now, "reservation expired"));
+                    m.id(), JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, now, "reservation expired"));
         }
         for (DueBatch.Moved m : batch.madeDead()) {
             listener.dead(m.topic());

@@ -17,6 +17,20 @@ public interface EngineListener {
     /** A dispatcher did not confirm a send. */
     default void sendFailed(String topic) {}
 
+    /**
+     * A caller's push (one job, or a batch) was answered after this long, from the call to its answer (journal
+     * commit and Redis included): {@code succeeded} when every job of it is durable, false when it was refused or
+     * its outcome is unknown.
+     */
+    default void pushAnswered(long latencyNanos, boolean succeeded) {}
+
+    /**
+     * A reservation expired before it was settled: a pull consumer did not finish within the job's TTR, or a
+     * dispatcher did not confirm a send within the dispatch timeout. The job is delivered again at once, or is
+     * dead (then {@link #dead} follows) when that was its last attempt.
+     */
+    default void ttrExpired(String topic) {}
+
     /** A failed or expired job was scheduled again on its retry ladder. */
     default void retried(String topic) {}
 

@@ -22,6 +22,9 @@ public interface JobStore extends AutoCloseable {
     /** Number of shards; a job's shard is {@link io.delayqueue.common.JobIds#shardOf}. */
     int shards();
 
+    /** Who hears each round trip of the store's state transitions (metrics), from now on. */
+    default void setListener(StoreListener listener) {}
+
     /**
      * A node number for generated ids ({@link io.delayqueue.common.JobIds.Generator}) that no other live
      * instance of this queue holds, in {@code [0, JobIds.NODES)}. Each call claims a new one. Numbers come
