@@ -75,6 +75,7 @@ public final class DelayQueueMetrics
     private final Map<String, Counter> retried = new ConcurrentHashMap<>();
     private final Map<String, Counter> dead = new ConcurrentHashMap<>();
     private final Map<String, Counter> ttrExpired = new ConcurrentHashMap<>();
+    private final Map<String, Counter> deleted = new ConcurrentHashMap<>();
     private final Map<String, Timer> lateness = new ConcurrentHashMap<>();
     /** Per script name and outcome: a fixed set of a dozen scripts, two outcomes. */
     private final Map<String, Timer> scripts = new ConcurrentHashMap<>();
@@ -85,7 +86,6 @@ public final class DelayQueueMetrics
     private volatile DistributionSummary journalCommitRows;
     private final AtomicReference<Stats> stats = new AtomicReference<>();
     private volatile MeterRegistry registry;
-    private volatile Counter deleted;
     private MultiGauge jobsByStatus;
     private MultiGauge bucketSizes;
     private MultiGauge readyByTopic;
@@ -112,9 +112,6 @@ public final class DelayQueueMetrics
     @Override
     public void bindTo(MeterRegistry registry) {
         this.registry = registry;
-        deleted = Counter.builder("delay.jobs.deleted")
-                .description("jobs deleted (DELETED committed), by a delete or clearAll")
-                .register(registry);
         pushSucceeded = pushTimer(registry, "success");
         pushFailed = pushTimer(registry, "failure");
         jobsByStatus = MultiGauge.builder("delay.jobs")
@@ -326,11 +323,9 @@ public final class DelayQueueMetrics
     }
 
     @Override
-    public void deleted(int jobs) {
-        Counter c = deleted;
-        if (c != null) {
-            c.increment(jobs);
-        }
+    public void deleted(String topic) {
+        increment(counter(
+                deleted, "delay.jobs.deleted", "jobs deleted (DELETED committed) by a delete or clearAll", topic));
     }
 
     private static Timer pushTimer(MeterRegistry registry, String outcome) {

@@ -115,7 +115,7 @@ class MetricsTest {
                 .contains("delay_sends_failed_total{topic=\"metrics.http\"} 2.0")
                 .contains("delay_jobs_retried_total{topic=\"metrics.http\"} 1.0")
                 .contains("delay_jobs_dead_total{topic=\"metrics.http\"} 1.0")
-                .contains("delay_jobs_deleted_total 1.0")
+                .contains("delay_jobs_deleted_total{topic=\"metrics.orders\"} 1.0")
                 .contains("delay_dead_jobs{topic=\"metrics.pull\"} 1.0")
                 .contains("delay_dead_jobs{topic=\"metrics.http\"} 1.0")
                 .contains("delay_handover_lateness_seconds_bucket{topic=\"metrics.orders\"")

@@ -151,7 +151,8 @@ public final class DelayQueueEngine implements AutoCloseable {
                 config.reconcileGrace().toMillis(),
                 config.restorePageSize(),
                 config.shards(),
-                this::onScheduled);
+                this::onScheduled,
+                new CurrentListener());
         this.fences = new AtomicReferenceArray<>(config.shards());
         this.scanners = new ShardScanner[config.shards()];
         for (int s = 0; s < scanners.length; s++) {
@@ -637,10 +638,10 @@ public final class DelayQueueEngine implements AutoCloseable {
                             + ": the journal refused it (" + refused.getMessage() + "); nothing changed",
                     refused);
         }
-        listener.deleted(ids.size());
         try {
-            int confirmed = store.confirmDeletes(shard, ids, now);
-            if (confirmed < ids.size()) {
+            List<String> confirmed = store.confirmDeletes(shard, ids, now);
+            confirmed.forEach(listener::deleted);
+            if (confirmed.size() < ids.size()) {
                 redoDeletes(shard, ids, now);
             }
         } catch (RuntimeException e) {
@@ -671,7 +672,7 @@ public final class DelayQueueEngine implements AutoCloseable {
             }
         }
         if (!again.isEmpty()) {
-            store.confirmDeletes(shard, again, now);
+            store.confirmDeletes(shard, again, now).forEach(listener::deleted);
             log.warn(
                     "{} deletes committed after a reconciler pass had undone them were made again: {}",
                     again.size(),

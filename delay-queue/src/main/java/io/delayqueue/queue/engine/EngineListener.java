@@ -37,6 +37,9 @@ public interface EngineListener {
     /** A job ran out of attempts and is a dead letter. */
     default void dead(String topic) {}
 
-    /** Jobs were deleted (their {@code DELETED} committed), by a delete or clearAll. */
-    default void deleted(int jobs) {}
+    /**
+     * A job was deleted, by a delete or clearAll: its {@code DELETED} is committed and confirmed in Redis (a
+     * confirmation Redis missed is told when the reconciler makes it).
+     */
+    default void deleted(String topic) {}
 }

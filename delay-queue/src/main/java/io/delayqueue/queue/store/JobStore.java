@@ -102,8 +102,12 @@ public interface JobStore extends AutoCloseable {
      */
     Outcome beginDelete(String id, long now, Job tombstone);
 
-    /** The journal committed these pending deletes of one shard: they are final. Returns how many were pending. */
-    int confirmDeletes(int shard, List<String> ids, long now);
+    /**
+     * The journal committed these pending deletes of one shard: they are final.
+     *
+     * @return the topic of each delete that was pending (and is confirmed now), one entry per job
+     */
+    List<String> confirmDeletes(int shard, List<String> ids, long now);
 
     /**
      * The journal refused these pending deletes of one shard: each is put back as it was before its delete

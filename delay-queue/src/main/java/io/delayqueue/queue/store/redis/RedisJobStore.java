@@ -260,15 +260,20 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public int confirmDeletes(int shard, List<String> ids, long now) {
+    public List<String> confirmDeletes(int shard, List<String> ids, long now) {
         if (ids.isEmpty()) {
-            return 0;
+            return List.of();
         }
         List<String> args = new ArrayList<>(ids.size() + 2);
         args.add(Long.toString(now));
         args.add(Long.toString(retentionMs));
         args.addAll(ids);
-        return ((Long) call(() -> confirmDelete.run(redis, deleteKeys(shard), args))).intValue();
+        List<?> reply = (List<?>) call(() -> confirmDelete.run(redis, deleteKeys(shard), args));
+        List<String> topics = new ArrayList<>(reply.size());
+        for (Object topic : reply) {
+            topics.add((String) topic);
+        }
+        return topics;
     }
 
     @Override
