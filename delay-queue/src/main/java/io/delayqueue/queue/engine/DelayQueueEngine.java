@@ -197,6 +197,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         public void dead(String topic) {
             listener.dead(topic);
         }
+
+        @Override
+        public void deleted(String topic) {
+            listener.deleted(topic);
+        }
     }
 
     /** Who hears what happens to jobs (metrics), from now on. */

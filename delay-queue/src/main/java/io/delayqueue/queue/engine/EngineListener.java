@@ -31,7 +31,10 @@ public interface EngineListener {
      */
     default void ttrExpired(String topic) {}
 
-    /** A failed or expired job was scheduled again on its retry ladder. */
+    /**
+     * A job whose send failed was scheduled again on its retry ladder (an expired reservation is told by {@link
+     * #ttrExpired} instead).
+     */
     default void retried(String topic) {}
 
     /** A job ran out of attempts and is a dead letter. */
