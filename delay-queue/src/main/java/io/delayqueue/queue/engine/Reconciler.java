@@ -43,6 +43,8 @@ final class Reconciler {
     private final int shards;
     /** A job of a shard is due again (a delete undone): wakes its scanner. */
     private final BiConsumer<Integer, Long> onScheduled;
+    /** Hears the deletes a pass confirms. */
+    private final EngineListener listener;
 
     private final Map<JobStatus, JobCursor> cursors = new EnumMap<>(JobStatus.class);
 
@@ -55,7 +57,8 @@ final class Reconciler {
             long graceMs,
             int pageSize,
             int shards,
-            BiConsumer<Integer, Long> onScheduled) {
+            BiConsumer<Integer, Long> onScheduled,
+            EngineListener listener) {
         this.journal = journal;
         this.store = store;
         this.coordinator = coordinator;
@@ -65,6 +68,7 @@ final class Reconciler {
         this.pageSize = pageSize;
         this.shards = shards;
         this.onScheduled = onScheduled;
+        this.listener = listener;
         WATCHED.forEach(s -> cursors.put(s, JobCursor.START));
     }
 
@@ -148,7 +152,9 @@ final class Reconciler {
                         .orElse(false);
                 (deletedInJournal ? confirm : undo).add(id);
             }
-            settled += store.confirmDeletes(s, confirm, now);
+            List<String> confirmed = store.confirmDeletes(s, confirm, now);
+            confirmed.forEach(listener::deleted);
+            settled += confirmed.size();
             int shard = s;
             Map<String, Long> undone = store.undoDeletes(s, undo);
             undone.forEach((id, dueAt) -> {
