@@ -255,6 +255,53 @@ abstract class JournalRetentionContract {
     }
 
     /**
+     * Two instances purging at once (an owner hand-over that overlaps for a moment): between them every row goes
+     * exactly once, with its history, and neither fails.
+     */
+    @Test
+    void two_instances_purging_the_same_rows_at_once_delete_each_exactly_once() throws Exception {
+        List<String> old = jobsAt(T0, 1_000, JobStatus.FINISHED);
+        MyBatisJournal other = new MyBatisJournal(
+                db.sessions(),
+                new MyBatisJournal.Settings(
+                        JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 1),
+                clock);
+        ConcurrentLinkedQueue<PurgedRows> batches = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> purgers = new ArrayList<>();
+        try {
+            for (MyBatisJournal instance : List.of(journal, other)) {
+                Thread t = new Thread(() -> {
+                    try {
+                        go.await();
+                        PurgedRows batch;
+                        do {
+                            batch = instance.purgeFinished(CUTOFF, 25);
+                            batches.add(batch);
+                        } while (batch.selected() == 25);
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                });
+                purgers.add(t);
+                t.start();
+            }
+            go.countDown();
+            for (Thread t : purgers) {
+                t.join(TimeUnit.MINUTES.toMillis(1));
+            }
+        } finally {
+            other.close();
+        }
+
+        assertThat(failures).isEmpty();
+        assertThat(batches.stream().mapToLong(PurgedRows::jobs).sum()).isEqualTo(old.size());
+        assertThat(logRows()).isZero();
+        assertThat(db.queryLong("SELECT COUNT(*) FROM delay_queue_job")).isZero();
+    }
+
+    /**
      * Another writer touches old final rows (moving their update time past the cutoff) while batches run: a row it
      * changed is never deleted afterwards, and no job is left without its history or history without its job.
      * (The journal itself never changes a FINISHED or DELETED row; this is the guard of the purge's delete.)
