@@ -5,7 +5,9 @@ import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.PurgedRows;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,8 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Who purges: the owner of shard 0, i.e. the standalone instance, the leader (master-slave), or in cluster
  * mode the one member that holds shard 0 now. Ownership is checked before every batch; should two instances
- * overlap during a hand-over, their batches lock the rows they delete and guard the delete, so the second finds
- * nothing left to do. {@code DEAD} jobs are never purged: see the README.
+ * overlap during a hand-over, each batch deletes by key, guarded by status and update time, so a row goes once and
+ * the other batch finds it gone. {@code DEAD} jobs are never purged: see the README.
  *
  * <p>Threading: passes are serialized ({@code synchronized}); the engine runs them on a thread of their own,
  * apart from the reconciler, so a long pass never holds back the healing of Redis.
@@ -49,7 +51,7 @@ final class JournalPurger {
     private final long pauseMs;
     private final Pauser pauser;
     /** {@link System#nanoTime()}, or a test's. */
-    private final java.util.function.LongSupplier nanoTime;
+    private final LongSupplier nanoTime;
 
     private final EngineListener listener;
 
@@ -61,7 +63,7 @@ final class JournalPurger {
             int batchSize,
             Duration pause,
             Pauser pauser,
-            java.util.function.LongSupplier nanoTime,
+            LongSupplier nanoTime,
             EngineListener listener) {
         this.journal = journal;
         this.coordinator = coordinator;
@@ -121,12 +123,12 @@ final class JournalPurger {
                             + " batches, {} ms",
                     jobs,
                     logRows,
-                    java.time.Instant.ofEpochMilli(updatedBefore),
+                    Instant.ofEpochMilli(updatedBefore),
                     retention,
                     batches,
                     tookMs);
         } else {
-            log.debug("journal retention: nothing to purge before {}", java.time.Instant.ofEpochMilli(updatedBefore));
+            log.debug("journal retention: nothing to purge before {}", Instant.ofEpochMilli(updatedBefore));
         }
         return new PurgeReport(jobs, logRows, batches);
     }
