@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * batchSize} jobs each) until a batch finds fewer than {@code batchSize} jobs. Between two batches it pauses at least
  * {@code pause}, and {@link #PAUSE_PER_BATCH_TIME} times as long as the batch took: the purge holds a connection
  * (and the database's locks on its rows) at most a fifth of the time, and a loaded database, which makes batches
- * slow, gets longer pauses, so pushes keep their commits.
+ * slow, gets longer pauses, so pushes keep their commits. No batch starts while the journal's writers lag more
+ * than {@link #YIELD_TO_LAG_MS} behind.
  *
  * <p>Who purges: the owner of shard 0, i.e. the standalone instance, the leader (master-slave), or in cluster
  * mode the one member that holds shard 0 now. Ownership is checked before every batch; should two instances
@@ -36,6 +37,11 @@ final class JournalPurger {
     static final int PURGING_SHARD = 0;
     /** The pause after a batch, in multiples of the time the batch took. */
     static final int PAUSE_PER_BATCH_TIME = 4;
+    /**
+     * While the journal's writers are further behind than this ({@link Journal#lagMillis()}), no batch starts: the
+     * purge waits as long again and looks once more, so pushes and transitions get the database first.
+     */
+    static final long YIELD_TO_LAG_MS = 1_000;
 
     /** Waits between batches; a test records the pauses instead. */
     @FunctionalInterface
@@ -95,7 +101,18 @@ final class JournalPurger {
         long logRows = 0;
         int batches = 0;
         long startNanos = nanoTime.getAsLong();
+        int yields = 0;
         while (keepGoing.getAsBoolean() && coordinator.owns(PURGING_SHARD)) {
+            if (journal.lagMillis() > YIELD_TO_LAG_MS) {
+                yields++;
+                try {
+                    pauser.pause(YIELD_TO_LAG_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+                continue;
+            }
             long batchStart = nanoTime.getAsLong();
             PurgedRows purged = journal.purgeFinished(updatedBefore, batchSize);
             long tookMs = (nanoTime.getAsLong() - batchStart) / 1_000_000;
@@ -120,13 +137,14 @@ final class JournalPurger {
         if (jobs > 0) {
             log.info(
                     "journal retention: purged {} final jobs and {} log rows last updated before {} ({} ago), in {}"
-                            + " batches, {} ms",
+                            + " batches, {} ms ({} s waiting for the journal's writers to catch up)",
                     jobs,
                     logRows,
                     Instant.ofEpochMilli(updatedBefore),
                     retention,
                     batches,
-                    tookMs);
+                    tookMs,
+                    yields * YIELD_TO_LAG_MS / 1000);
         } else {
             log.debug("journal retention: nothing to purge before {}", Instant.ofEpochMilli(updatedBefore));
         }

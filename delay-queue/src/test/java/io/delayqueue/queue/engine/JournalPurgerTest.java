@@ -94,6 +94,19 @@ class JournalPurgerTest {
     }
 
     @Test
+    void no_batch_starts_while_the_journal_writers_lag_behind() {
+        journal.lags.addAll(List.of(5_000L, 1_500L, 0L, 0L));
+        journal.answers.addAll(List.of(new PurgedRows(10, 10, 30), new PurgedRows(2, 2, 6)));
+
+        PurgeReport report = purger(RETENTION, 10, Duration.ofMillis(50)).purgeOnce(() -> true);
+
+        assertThat(report).isEqualTo(new PurgeReport(12, 36, 2));
+        assertThat(pauses)
+                .as("two waits for the writers, then the pause between the batches")
+                .containsExactly(JournalPurger.YIELD_TO_LAG_MS, JournalPurger.YIELD_TO_LAG_MS, 50L);
+    }
+
+    @Test
     void the_cutoff_follows_the_clock() {
         purger(RETENTION, 10, Duration.ZERO).purgeOnce(() -> true);
         clock.advance(Duration.ofHours(1));
@@ -159,7 +172,15 @@ class JournalPurgerTest {
     private static final class ScriptedJournal implements Journal {
         final Deque<PurgedRows> answers = new ArrayDeque<>();
         final List<long[]> asked = new ArrayList<>();
+        /** The lag told at each look, 0 once they run out. */
+        final Deque<Long> lags = new ArrayDeque<>();
+
         Runnable afterEach = () -> {};
+
+        @Override
+        public long lagMillis() {
+            return lags.isEmpty() ? 0 : lags.poll();
+        }
 
         @Override
         public PurgedRows purgeFinished(long updatedBefore, int limit) {
