@@ -78,7 +78,8 @@ class DelayPropertiesTest {
                 Map.entry("delay.retry.backoff", "1s,5s,1m"),
                 Map.entry("delay.limits.max-body-size", "1KB"),
                 Map.entry("delay.limits.max-delay", "7d"),
-                Map.entry("delay.limits.max-batch-size", "50")));
+                Map.entry("delay.limits.max-batch-size", "50"),
+                Map.entry("delay.tier.horizon", "2h")));
 
         EngineConfig c = p.toEngineConfig();
 
@@ -109,6 +110,7 @@ class DelayPropertiesTest {
                         .maxBodyBytes(1024)
                         .maxDelay(Duration.ofDays(7))
                         .maxBatchSize(50)
+                        .tierHorizon(Duration.ofHours(2))
                         .build());
     }
 

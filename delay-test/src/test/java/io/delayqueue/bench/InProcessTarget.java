@@ -203,7 +203,10 @@ final class InProcessTarget implements BenchTarget {
                             .build());
             if (journaled) {
                 journal = new MyBatisJournal(
-                        database.sessions(), defaults.getJournal().toSettings(), Clock.systemUTC());
+                        database.sessions(),
+                        defaults.getJournal().toSettings(),
+                        defaults.getShards(),
+                        Clock.systemUTC());
             } else {
                 journal = Journal.NONE;
             }

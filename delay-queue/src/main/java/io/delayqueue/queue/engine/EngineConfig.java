@@ -33,7 +33,8 @@ public record EngineConfig(
         int restorePageSize,
         int maxInFlightPerTopic,
         Map<String, TopicRetry> topicRetries,
-        Duration shutdownWait) {
+        Duration shutdownWait,
+        Duration tierHorizon) {
 
     public static final int DEFAULT_SHARDS = 8;
     public static final String DEFAULT_REDIS_PREFIX = "dq";
@@ -82,6 +83,13 @@ public record EngineConfig(
      * on them; a send it gave up on is delivered again once its reservation expires.
      */
     public static final Duration DEFAULT_SHUTDOWN_WAIT = Duration.ofSeconds(10);
+
+    /**
+     * Jobs due further ahead than this are kept in the journal only and loaded into Redis ahead of their due time
+     * by their shard's owner ({@code 0}: every job in Redis). An hour keeps Redis at an hour of arrivals while the
+     * loader reads each shard's journal rows about every quarter of an hour, in pages.
+     */
+    public static final Duration DEFAULT_TIER_HORIZON = Duration.ofHours(1);
 
     public EngineConfig {
         retryBackoff = List.copyOf(retryBackoff);
@@ -144,6 +152,7 @@ public record EngineConfig(
         b.maxInFlightPerTopic = maxInFlightPerTopic;
         b.topicRetries = topicRetries;
         b.shutdownWait = shutdownWait;
+        b.tierHorizon = tierHorizon;
         return b;
     }
 
@@ -173,6 +182,7 @@ public record EngineConfig(
         private int maxInFlightPerTopic = DEFAULT_MAX_IN_FLIGHT_PER_TOPIC;
         private Map<String, TopicRetry> topicRetries = Map.of();
         private Duration shutdownWait = DEFAULT_SHUTDOWN_WAIT;
+        private Duration tierHorizon = DEFAULT_TIER_HORIZON;
 
         private Builder() {}
 
@@ -296,6 +306,11 @@ public record EngineConfig(
             return this;
         }
 
+        public Builder tierHorizon(Duration v) {
+            tierHorizon = v;
+            return this;
+        }
+
         public EngineConfig build() {
             require(shards >= 1 && shards <= 1024, "shards must be between 1 and 1024");
             require(redisPrefix != null && !redisPrefix.isBlank(), "redis prefix must not be empty");
@@ -324,6 +339,7 @@ public record EngineConfig(
             require(maxInFlightPerTopic >= 1, "max in-flight per topic must be at least 1");
             require(topicRetries != null, "topic retries must not be null");
             require(shutdownWait != null && !shutdownWait.isNegative(), "shutdown wait must not be negative");
+            require(tierHorizon != null && !tierHorizon.isNegative(), "tier horizon must not be negative (0: off)");
             topicRetries.forEach((topic, retry) -> {
                 String what = "retry of topic " + topic + ": ";
                 require(retry != null, what + "must not be empty");
@@ -363,7 +379,8 @@ public record EngineConfig(
                     restorePageSize,
                     maxInFlightPerTopic,
                     topicRetries,
-                    shutdownWait);
+                    shutdownWait,
+                    tierHorizon);
         }
 
         private static void requirePositive(Duration d, String what) {

@@ -78,6 +78,7 @@ public final class MyBatisJournal implements Journal {
     private static final int ROWS_PER_STATEMENT = 1000;
 
     private final SqlSessionFactory sessions;
+    private final int shards;
     private final JournalMode mode;
     private final Clock clock;
     private final long lagMs;
@@ -238,11 +239,16 @@ public final class MyBatisJournal implements Journal {
             int queueCapacity,
             int createWriters) {}
 
-    public MyBatisJournal(SqlSessionFactory sessions, Settings settings, Clock clock) {
+    /** @param shards the queue's shard count ({@code delay.shards}): each row records its job's shard */
+    public MyBatisJournal(SqlSessionFactory sessions, Settings settings, int shards, Clock clock) {
         if (settings.mode() == JournalMode.OFF) {
             throw new IllegalArgumentException("journal mode off needs no MyBatisJournal; use Journal.NONE");
         }
+        if (shards < 1) {
+            throw new IllegalArgumentException("shards must be at least 1");
+        }
         this.sessions = sessions;
+        this.shards = shards;
         this.mode = settings.mode();
         this.clock = clock;
         this.lagMs = settings.lag().toMillis();
@@ -841,7 +847,7 @@ public final class MyBatisJournal implements Journal {
                 // Rows in id order: concurrent writers then take their row locks in one order, which makes
                 // deadlocks between them rarer (the retry above handles the rest).
                 newJobs.sort(Comparator.comparing(Job::id));
-                RowInserts.insertJobs(session.getConnection(), newJobs);
+                RowInserts.insertJobs(session.getConnection(), newJobs, shards);
                 RowInserts.insertLogRows(session.getConnection(), logRows);
                 Map<String, List<String>> statusOnly = new LinkedHashMap<>();
                 for (JobUpdate u : updates.values()) {
@@ -966,6 +972,41 @@ public final class MyBatisJournal implements Journal {
         return read(m -> m.page(status.name(), after.dueAt(), after.id(), dueBefore, limit).stream()
                 .map(JobRow::toJob)
                 .toList());
+    }
+
+    @Override
+    public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+        return read(m -> m.delayedOfShard(shard, after.dueAt(), after.id(), dueAtMost, limit).stream()
+                .map(JobRow::toJob)
+                .toList());
+    }
+
+    @Override
+    public long countDelayedDueAfter(long dueAfter) {
+        return read(m -> m.countDelayedDueAfter(dueAfter));
+    }
+
+    /**
+     * Reads the ids of up to {@code limit} rows without a shard, then sets it per shard with {@code ... WHERE shard
+     * IS NULL AND id IN (...)} (auto-committed statements of at most {@link #ROWS_PER_STATEMENT} ids: short row
+     * locks, no long transaction beside the pushes). Two instances running it at once write the same values.
+     */
+    @Override
+    public int assignMissingShards(int limit) {
+        return read(m -> {
+            List<String> ids = m.idsWithoutShard(limit);
+            Map<Integer, List<String>> byShard = new TreeMap<>();
+            for (String id : ids) {
+                byShard.computeIfAbsent(io.delayqueue.common.JobIds.shardOf(id, shards), k -> new ArrayList<>())
+                        .add(id);
+            }
+            for (var entry : byShard.entrySet()) {
+                for (List<String> chunk : chunksOf(entry.getValue(), ROWS_PER_STATEMENT)) {
+                    m.assignShard(entry.getKey(), chunk);
+                }
+            }
+            return ids.size();
+        });
     }
 
     private <T> T read(java.util.function.Function<JournalMapper, T> query) {

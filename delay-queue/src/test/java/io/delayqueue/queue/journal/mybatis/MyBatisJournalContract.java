@@ -50,6 +50,8 @@ abstract class MyBatisJournalContract {
     /** Writer threads for new jobs, as the service runs by default. */
     private static final int CREATE_WRITERS = 2;
 
+    private static final int SHARDS = 4;
+
     private JournalDatabase db;
     private MyBatisJournal journal;
 
@@ -77,6 +79,7 @@ abstract class MyBatisJournalContract {
                 db.sessions(),
                 new MyBatisJournal.Settings(
                         mode, Duration.ofMillis(100), 10_000, commitTimeout, 1_000_000, CREATE_WRITERS),
+                SHARDS,
                 Clock.systemUTC());
     }
 
@@ -497,6 +500,7 @@ abstract class MyBatisJournalContract {
                 db.sessions(),
                 new MyBatisJournal.Settings(
                         JournalMode.SYNC, Duration.ofMillis(100), 10_000, commitTimeout, queueCapacity, CREATE_WRITERS),
+                SHARDS,
                 clock);
     }
 
