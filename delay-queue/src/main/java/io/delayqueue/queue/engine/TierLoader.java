@@ -57,7 +57,10 @@ final class TierLoader implements Runnable {
 
     static final long MIN_SLEEP_MS = 50;
     static final long MAX_SLEEP_MS = 10_000;
-    /** How long a count of the journal tier is served before it is counted again (off the request path). */
+    /**
+     * Longest a count of the journal tier is served before it is counted again (off the request path); a quarter
+     * of a shorter horizon, at least half a second.
+     */
     static final long COUNT_MAX_AGE_MS = 10_000;
     /** Rows per batch when filling in the shard of rows written before the journal recorded it. */
     static final int BACKFILL_BATCH = 1000;
@@ -266,12 +269,14 @@ final class TierLoader implements Runnable {
     /**
      * The jobs of the journal tier ({@code DELAY} rows due beyond now + horizon), as last counted: a range count
      * that can take a while on a large journal, so it is never run on the caller's thread; a count older than
-     * {@link #COUNT_MAX_AGE_MS} starts a new one in the background. {@code null} before the first count.
+     * {@link #COUNT_MAX_AGE_MS} (or a quarter of a shorter horizon) starts a new one in the background. {@code
+     * null} before the first count.
      */
     Count journalTier() {
         long now = clock.millis();
         Count last = count;
-        if ((last == null || now - last.countedAt() > COUNT_MAX_AGE_MS) && counting.compareAndSet(false, true)) {
+        long maxAge = Math.min(COUNT_MAX_AGE_MS, Math.max(500, horizonMs / 4));
+        if ((last == null || now - last.countedAt() > maxAge) && counting.compareAndSet(false, true)) {
             try {
                 counter.execute(() -> {
                     try {
