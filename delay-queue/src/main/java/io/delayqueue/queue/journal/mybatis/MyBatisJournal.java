@@ -935,8 +935,16 @@ public final class MyBatisJournal implements Journal {
         return new JobUpdate(t.jobId(), t.to().name(), t.attempts(), delta, t.dueAt());
     }
 
-    /** Two transitions of one job in one commit: the later wins, attempts add up unless one sets them. */
+    /**
+     * Two transitions of one job in one commit: the later wins, attempts add up unless one sets them; but a final
+     * state ({@code FINISHED}, {@code DELETED}) stays, as the update statements keep it against later commits. (A
+     * reconciler pass can restore a job and journal its {@code RESTORED} just after a delete of it committed: in
+     * one group the {@code RESTORED} came later and made a deleted job live again in the journal.)
+     */
     private static JobUpdate fold(JobUpdate earlier, JobUpdate later) {
+        if (isFinal(earlier.status())) {
+            return earlier;
+        }
         Integer attempts = later.attempts() != null
                 ? later.attempts()
                 : earlier.attempts() != null ? Integer.valueOf(earlier.attempts() + later.attemptsDelta()) : null;
@@ -945,6 +953,11 @@ public final class MyBatisJournal implements Journal {
                 : earlier.attemptsDelta() + later.attemptsDelta();
         Long dueAt = later.dueAt() != null ? later.dueAt() : earlier.dueAt();
         return new JobUpdate(later.id(), later.status(), attempts, delta, dueAt);
+    }
+
+    private static boolean isFinal(String status) {
+        return JobStatus.FINISHED.name().equals(status)
+                || JobStatus.DELETED.name().equals(status);
     }
 
     private static <T> List<List<T>> chunksOf(List<T> items, int size) {

@@ -218,6 +218,23 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
+    void a_final_state_stays_when_a_later_transition_of_the_job_shares_its_commit() {
+        String deleted = newId();
+        String finished = newId();
+        journal.recordCreated(List.of(job(deleted, T0 + 1000), job(finished, T0 + 1000)));
+        // one entry, so one commit: a reconciler's RESTORED journaled just after the delete it raced
+        journal.recordTransitionsDurably(List.of(
+                Transition.of(deleted, JobEvent.DELETED, null, JobStatus.DELETED, T0 + 10, "delete"),
+                new Transition(
+                        deleted, JobEvent.RESTORED, JobStatus.DELAY, JobStatus.DELAY, T0 + 11, 0, T0 + 1000, "r"),
+                Transition.of(finished, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, T0 + 10, null),
+                Transition.of(finished, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 11, null)));
+
+        assertThat(statusOf(deleted)).isEqualTo(JobStatus.DELETED);
+        assertThat(statusOf(finished)).isEqualTo(JobStatus.FINISHED);
+    }
+
+    @Test
     void attemptsAndDueTimeFollowTheTransitionsEvenWhenSeveralShareOneCommit() {
         String id = newId();
         journal.recordCreated(List.of(job(id, T0 + 1000)));
