@@ -155,7 +155,8 @@ public final class DelayQueueEngine implements AutoCloseable {
                 config.reconcileGrace().toMillis(),
                 config.restorePageSize(),
                 config.shards(),
-                this::onScheduled);
+                this::onScheduled,
+                this::readmit);
         this.fences = new AtomicReferenceArray<>(config.shards());
         this.fenceLocks = new Object[config.shards()];
         for (int s = 0; s < fenceLocks.length; s++) {
@@ -542,6 +543,19 @@ public final class DelayQueueEngine implements AutoCloseable {
         return byId;
     }
 
+    /**
+     * A job only the journal holds whose delete was undone (its tombstone removed): the tier loader skipped it
+     * while the tombstone stood, so it is admitted as a far push is (into Redis if within its shard's load
+     * intent, else left to the loader). Best effort: the reconciler restores it once overdue otherwise.
+     */
+    private void readmit(Job journaled) {
+        if (tierLoader != null
+                && journaled.status() != JobStatus.DEAD
+                && !journaled.status().isFinal()) {
+            admitAll(List.of(JournalRestorer.restorable(journaled)));
+        }
+    }
+
     /** A job landed in the store (pushed or restored). */
     private void onScheduled(Job job) {
         onScheduled(JobIds.shardOf(job.id(), config.shards()), job.executeAt());
@@ -651,6 +665,7 @@ public final class DelayQueueEngine implements AutoCloseable {
         requireId(id);
         long now = clock.millis();
         Outcome outcome = store.beginDelete(id, now, null);
+        Job journalOnly = null;
         if (outcome.result() == Outcome.Result.NOT_FOUND && journal.mode() != JournalMode.OFF) {
             Optional<Job> journaled = journal.find(id);
             if (journaled.isPresent()) {
@@ -658,11 +673,22 @@ public final class DelayQueueEngine implements AutoCloseable {
                 if (status != JobStatus.DELAY && status != JobStatus.READY) {
                     throw deleteConflict(id, status);
                 }
-                outcome = store.beginDelete(id, now, journaled.get());
+                journalOnly = journaled.get();
+                outcome = store.beginDelete(id, now, journalOnly);
             }
         }
         switch (outcome.result()) {
-            case APPLIED -> commitDeletes(JobIds.shardOf(id, config.shards()), List.of(id), now, "delete");
+            case APPLIED -> {
+                try {
+                    commitDeletes(JobIds.shardOf(id, config.shards()), List.of(id), now, "delete");
+                } catch (DelayQueueException.Unavailable refused) {
+                    // undone: the job is live again, and without its tombstone the tier loader may have passed it
+                    if (journalOnly != null) {
+                        readmit(journalOnly);
+                    }
+                    throw refused;
+                }
+            }
             case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);
             case CONFLICT -> {
                 if (outcome.status() != JobStatus.DELETED) {

@@ -324,6 +324,37 @@ class TierTest {
     }
 
     @Test
+    void a_journal_only_job_whose_delete_the_journal_refused_is_delivered_though_the_loader_passed_it() {
+        ManualClock clock = new ManualClock(T0);
+        RecordingDispatcher rec = new RecordingDispatcher("rec");
+        List<DelayQueueEngine> self = new ArrayList<>();
+        Journal refusingDeletes = new ForwardingJournal(journal) {
+            @Override
+            public void recordTransitionsDurably(List<io.delayqueue.queue.journal.Transition> transitions) {
+                // the tombstone stands while this commit runs: the loader passes the job meanwhile
+                assertThat(self.get(0).loadTierNow())
+                        .as("loaded past the tombstone")
+                        .isZero();
+                throw new io.delayqueue.common.DelayQueueException.Unavailable("the journal refuses", null);
+            }
+        };
+        DelayQueueEngine engine = engine(clock, refusingDeletes, new StandaloneCoordinator(), rec, 1000);
+        self.add(engine);
+        String id = engine.push(PushRequest.of("orders", "kept", 3 * HOUR)).id();
+
+        clock.set(T0 + 2 * HOUR + 1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> engine.delete(id))
+                .isInstanceOf(io.delayqueue.common.DelayQueueException.Unavailable.class);
+
+        assertThat(inRedis(id))
+                .as("the job, admitted again after its delete was undone")
+                .isTrue();
+        clock.set(T0 + 3 * HOUR);
+        engine.runDueJobs();
+        assertThat(rec.ids()).containsExactly(id);
+    }
+
+    @Test
     void rows_written_before_the_journal_recorded_shards_get_theirs() throws Exception {
         String id = TestIds.inShard(1, SHARDS);
         try (var c = db.connection();
