@@ -32,7 +32,8 @@ import java.util.Set;
  * @param memoryRuns loads of those pending jobs (memory is nearly deterministic: one by default)
  * @param bodyBytes size of each job's body
  * @param systems which systems to run: {@code inprocess}, {@code http}, {@code redisson}
- * @param figures which figures to measure: {@code push}, {@code burst}, {@code lateness}, {@code memory}
+ * @param figures which figures to measure: {@code push}, {@code burst}, {@code lateness}, {@code memory},
+ *     {@code tier-push}, {@code tier-lateness}, {@code tier-memory}
  * @param output where the JSON goes, relative to the caller's directory; null: {@code delay-test/target/bench/results.json}
  */
 record BenchOptions(
@@ -58,7 +59,8 @@ record BenchOptions(
         boolean quick) {
 
     static final List<String> SYSTEMS = List.of("inprocess", "http", "redisson");
-    static final List<String> FIGURES = List.of("push", "burst", "lateness", "memory");
+    static final List<String> FIGURES =
+            List.of("push", "burst", "lateness", "memory", "tier-push", "tier-lateness", "tier-memory");
 
     static final String USAGE =
             """
@@ -75,7 +77,7 @@ record BenchOptions(
               --pending N             pending jobs for the memory figure (1000000)
               --memory-runs N         loads for the memory figure (1)
               --systems a,b           of inprocess,http,redisson (all)
-              --figures a,b           of push,burst,lateness,memory (all)
+              --figures a,b           of push,burst,lateness,memory,tier-push,tier-lateness,tier-memory (all)
               --out FILE              the JSON (delay-test/target/bench/results.json)
             """;
 

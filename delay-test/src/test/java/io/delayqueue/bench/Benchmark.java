@@ -124,6 +124,9 @@ public final class Benchmark {
             case BURST -> "burst";
             case LATENESS -> "lateness";
             case MEMORY -> "memory";
+            case TIER_PUSH -> "tier-push";
+            case TIER_LATENESS -> "tier-lateness";
+            case TIER_MEMORY -> "tier-memory";
         };
     }
 
@@ -180,6 +183,27 @@ public final class Benchmark {
                 case MEMORY -> {
                     for (int i = 1; i <= options.memoryRuns(); i++) {
                         m.add(report(what + " run " + i, target.memory(options.pendingJobs())));
+                    }
+                }
+                case TIER_PUSH -> {
+                    m.warmUp(report(what + " warm-up", target.tierPush(Duration.ZERO, options.pushWarmUp())));
+                    for (int i = 1; i <= options.runs(); i++) {
+                        m.add(report(
+                                what + " run " + i, target.tierPush(options.pushPreRoll(), options.pushMeasure())));
+                    }
+                }
+                case TIER_LATENESS -> {
+                    m.warmUp(report(
+                            what + " warm-up", target.tierLateness(options.latenessRate(), options.latenessWarmUp())));
+                    for (int i = 1; i <= options.runs(); i++) {
+                        m.add(report(
+                                what + " run " + i,
+                                target.tierLateness(options.latenessRate(), options.latenessDuration())));
+                    }
+                }
+                case TIER_MEMORY -> {
+                    for (int i = 1; i <= options.memoryRuns(); i++) {
+                        m.add(report(what + " run " + i, target.tierMemory(options.pendingJobs())));
                     }
                 }
             }

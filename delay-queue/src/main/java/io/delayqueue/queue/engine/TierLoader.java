@@ -11,7 +11,9 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -201,7 +203,7 @@ final class TierLoader implements Runnable {
         long assigned = 0;
         while (running) {
             if (!coordinator.owns(0)) {
-                pause(1000);
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
                 continue;
             }
             try {
@@ -215,7 +217,7 @@ final class TierLoader implements Runnable {
                 }
             } catch (RuntimeException e) {
                 log.warn("journal: could not record the shard of older rows, trying again: {}", e.toString());
-                pause(1000);
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
             }
         }
     }
