@@ -1,12 +1,16 @@
 package io.delayqueue.queue.engine;
 
 import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.journal.JobCursor;
+import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.StaleEpochException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -181,8 +185,21 @@ final class TierLoader implements Runnable {
                         MAX_PAGE_AGE_MS);
                 break;
             }
-            loaded += result.loaded();
-            if (result.loaded() > 0) {
+            loaded += result.loaded().size();
+            if (!result.loaded().isEmpty()) {
+                long now = clock.millis();
+                List<Transition> loads = new ArrayList<>(result.loaded().size());
+                for (String id : result.loaded()) {
+                    loads.add(Transition.of(
+                            id,
+                            JobEvent.LOADED,
+                            JobStatus.DELAY,
+                            JobStatus.DELAY,
+                            now,
+                            "loaded from the journal tier"));
+                }
+                // journaled before the scanner is woken, so that the history reads in order
+                journal.recordTransitions(loads);
                 onScheduled.accept(shard, result.earliestDue());
             }
             if (!full) {

@@ -232,10 +232,10 @@ public interface JobStore extends AutoCloseable {
      * What {@link #loadTier} did.
      *
      * @param stale the page was too old and nothing was done
-     * @param loaded jobs added to the store
+     * @param loaded ids of the jobs added to the store
      * @param earliestDue the earliest due time among them ({@code Long.MAX_VALUE}: none)
      */
-    record TierLoad(boolean stale, int loaded, long earliestDue) {}
+    record TierLoad(boolean stale, List<String> loaded, long earliestDue) {}
 
     /**
      * Adds far jobs whose rows were just committed, each only if its due time is within its shard's load intent

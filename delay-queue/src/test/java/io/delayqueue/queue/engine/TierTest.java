@@ -132,6 +132,18 @@ class TierTest {
         clock.set(T0 + 3 * HOUR);
         engine.runDueJobs();
         assertThat(rec.ids()).as("at its due time").containsExactly(near.id(), far.id());
+        Await.until(
+                Duration.ofSeconds(10),
+                () -> journal.history(far.id()).size() == 4,
+                "the far job's history is journaled");
+        assertThat(journal.history(far.id()))
+                .extracting(io.delayqueue.queue.journal.JournalEntry::event)
+                .containsExactly(
+                        io.delayqueue.queue.journal.JobEvent.CREATED,
+                        io.delayqueue.queue.journal.JobEvent.LOADED,
+                        io.delayqueue.queue.journal.JobEvent.RESERVED,
+                        io.delayqueue.queue.journal.JobEvent.FINISHED);
+        assertThat(journal.find(far.id()).orElseThrow().status()).isEqualTo(JobStatus.FINISHED);
     }
 
     @Test

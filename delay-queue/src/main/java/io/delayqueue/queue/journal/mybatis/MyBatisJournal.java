@@ -841,7 +841,11 @@ public final class MyBatisJournal implements Journal {
                     for (Transition t : e.transitions()) {
                         logRows.add(new LogRow(
                                 t.jobId(), t.event(), t.from(), t.to(), t.at(), host, e.worker(), t.detail()));
-                        updates.merge(t.jobId(), update(t), MyBatisJournal::fold);
+                        if (t.event() != JobEvent.LOADED) {
+                            // a load changes nothing of the row (it was DELAY, and stays so); writing DELAY could
+                            // overwrite a transition of the job journaled just before it
+                            updates.merge(t.jobId(), update(t), MyBatisJournal::fold);
+                        }
                     }
                 }
                 // Rows in id order: concurrent writers then take their row locks in one order, which makes

@@ -492,14 +492,15 @@ public final class RedisJobStore implements JobStore {
             throw new StaleEpochException(shard, epoch, current);
         }
         List<?> reply = (List<?>) result;
-        if ((Long) reply.get(0) < 0) {
-            return new TierLoad(true, 0, Long.MAX_VALUE);
+        if (reply.get(0) instanceof Long) {
+            return new TierLoad(true, List.of(), Long.MAX_VALUE);
+        }
+        List<String> loaded = new ArrayList<>();
+        for (Object id : (List<?>) reply.get(0)) {
+            loaded.add((String) id);
         }
         Object earliest = reply.size() > 1 ? reply.get(1) : null;
-        return new TierLoad(
-                false,
-                ((Long) reply.get(0)).intValue(),
-                earliest == null ? Long.MAX_VALUE : parseScore((String) earliest));
+        return new TierLoad(false, loaded, earliest == null ? Long.MAX_VALUE : parseScore((String) earliest));
     }
 
     @Override

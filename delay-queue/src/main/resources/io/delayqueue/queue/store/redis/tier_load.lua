@@ -8,7 +8,8 @@
 -- Fenced by the owner's epoch (KEYS[6]) as move_due is.
 -- KEYS: pool, bucket, counts, done, tier, epoch. ARGV: tag, epoch, readAt, now, maxAge, cursor due, cursor id,
 -- then triples id, value, due.
--- Returns { loaded, earliest due loaded or false }, { -1 } for a stale page, or the shard's epoch when refused.
+-- Returns { ids loaded, earliest due loaded or false }, { -1 } for a stale page, or the shard's epoch when
+-- refused.
 local epoch = tonumber(ARGV[2])
 if epoch > 0 then
   local current = tonumber(redis.call('GET', KEYS[6]) or '0')
@@ -39,7 +40,7 @@ end
 local function beyond(due, id)
   return ldue == nil or due > ldue or (due == ldue and id_after(id, lid))
 end
-local n, earliest = 0, nil
+local loadedIds, earliest = {}, nil
 local topics = {}
 for i = 8, #ARGV, 3 do
   local id, v, due = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
@@ -48,7 +49,7 @@ for i = 8, #ARGV, 3 do
     redis.call('ZADD', KEYS[2], ARGV[i + 2], id)
     count(j.st, 1)
     topics[j.topic] = true
-    n = n + 1
+    loadedIds[#loadedIds + 1] = id
     if earliest == nil or due < earliest then earliest = due end
   end
 end
@@ -59,4 +60,4 @@ local cdue = tonumber(ARGV[6])
 if beyond(cdue, ARGV[7]) then
   redis.call('HSET', KEYS[5], 'loaded', num(cdue) .. '|' .. ARGV[7])
 end
-return { n, earliest and num(earliest) or false }
+return { loadedIds, earliest and num(earliest) or false }
