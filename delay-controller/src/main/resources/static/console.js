@@ -116,6 +116,11 @@ async function refresh() {
     const ready = Object.entries(stats.readyByTopic);
     fillTable($('ready'), ready.length ? ready : [['none', 0]]);
     fillTable($('shards'), stats.shards.map((s) => ['shard ' + s.shard, s.bucketSize]));
+    fillTable($('journal'), [
+      ['mode', stats.journal.mode],
+      ['lag (ms)', stats.journal.lagMs],
+      ['queued rows', stats.journal.queuedRows],
+    ]);
   } catch (e) {
     showError(e);
   }

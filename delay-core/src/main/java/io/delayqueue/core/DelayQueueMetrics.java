@@ -7,15 +7,19 @@ import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.engine.EngineListener;
 import io.delayqueue.queue.engine.EngineStats;
 import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.JournalListener;
+import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.store.ShardStats;
+import io.delayqueue.queue.store.StoreListener;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
@@ -32,18 +36,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The service's metrics for Micrometer ({@code /actuator/prometheus}): what happens to jobs per topic (as the
- * engine tells its {@link EngineListener}), the queue's contents (from {@link DelayQueueEngine#stats()}, read at
- * most once per {@link #STATS_TTL} however many gauges a scrape reads), the journal's commits, and the HA role.
+ * The service's metrics for Micrometer ({@code /actuator/prometheus}): what happens to jobs per topic and how long
+ * pushes take (as the engine tells its {@link EngineListener}), the queue's contents (from {@link
+ * DelayQueueEngine#stats()}, read at most once per {@link #STATS_TTL} however many gauges a scrape reads), the
+ * journal's commits (its {@link JournalListener}), backlog and lag, the store's script round trips (its {@link
+ * StoreListener}), and the HA role. The engine, journal and store know nothing of Micrometer: this adapts their
+ * listener ports to it.
  *
  * <p>Topic labels are bounded: the first {@code maxTopics} topics seen get their own label, any later one is
  * counted under {@value #OTHER_TOPICS}, so a client inventing topics cannot grow the registry without end.
  */
-public final class DelayQueueMetrics implements MeterBinder, EngineListener, AutoCloseable {
+public final class DelayQueueMetrics
+        implements MeterBinder, EngineListener, JournalListener, StoreListener, AutoCloseable {
     /** The label of every topic past the first {@code maxTopics}. */
     public static final String OTHER_TOPICS = "_other";
 
     static final Duration STATS_TTL = Duration.ofSeconds(1);
+    /** The histograms' upper bounds: past them a value lands in {@code +Inf}, its {@code _max} still exact. */
+    static final Duration MAX_PUSH = Duration.ofSeconds(30);
+
+    static final Duration MAX_COMMIT = Duration.ofSeconds(30);
+    static final Duration MAX_SCRIPT = Duration.ofSeconds(10);
+    static final double MAX_ROWS_PER_COMMIT = 100_000;
     /** How often the gauges of the queue's contents are read from the engine. */
     static final Duration REFRESH = Duration.ofSeconds(5);
 
@@ -60,10 +74,18 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
     private final Map<String, Counter> sendFailed = new ConcurrentHashMap<>();
     private final Map<String, Counter> retried = new ConcurrentHashMap<>();
     private final Map<String, Counter> dead = new ConcurrentHashMap<>();
+    private final Map<String, Counter> ttrExpired = new ConcurrentHashMap<>();
+    private final Map<String, Counter> deleted = new ConcurrentHashMap<>();
     private final Map<String, Timer> lateness = new ConcurrentHashMap<>();
+    /** Per script name and outcome: a fixed set of a dozen scripts, two outcomes. */
+    private final Map<String, Timer> scripts = new ConcurrentHashMap<>();
+
+    private volatile Timer pushSucceeded;
+    private volatile Timer pushFailed;
+    private volatile Timer journalCommit;
+    private volatile DistributionSummary journalCommitRows;
     private final AtomicReference<Stats> stats = new AtomicReference<>();
     private volatile MeterRegistry registry;
-    private volatile Counter deleted;
     private MultiGauge jobsByStatus;
     private MultiGauge bucketSizes;
     private MultiGauge readyByTopic;
@@ -90,9 +112,8 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
     @Override
     public void bindTo(MeterRegistry registry) {
         this.registry = registry;
-        deleted = Counter.builder("delay.jobs.deleted")
-                .description("jobs deleted (DELETED committed), by a delete or clearAll")
-                .register(registry);
+        pushSucceeded = pushTimer(registry, "success");
+        pushFailed = pushTimer(registry, "failure");
         jobsByStatus = MultiGauge.builder("delay.jobs")
                 .description("jobs in Redis per status (final ones until their retention ends)")
                 .register(registry);
@@ -139,16 +160,26 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
             FunctionCounter.builder("delay.journal.refused.entries", j, MyBatisJournal::refusedEntries)
                     .description("journal entries the database refused for what they hold (their callers got a 4xx)")
                     .register(registry);
-            FunctionTimer.builder(
-                            "delay.journal.commit",
-                            j,
-                            MyBatisJournal::commits,
-                            MyBatisJournal::commitNanos,
-                            TimeUnit.NANOSECONDS)
-                    .description("time to write and commit a group (count and total: the mean per commit)")
-                    .register(registry);
-            Gauge.builder("delay.journal.queued.rows", j, MyBatisJournal::queuedRows)
+        }
+        if (journal.mode() != JournalMode.OFF) {
+            Gauge.builder("delay.journal.queued.rows", journal, Journal::queuedRows)
                     .description("rows waiting for the journal (bounded by delay.journal.queue-capacity)")
+                    .register(registry);
+            TimeGauge.builder("delay.journal.lag", journal, TimeUnit.MILLISECONDS, Journal::lagMillis)
+                    .description("age of the oldest entry handed to the journal and not committed yet; 0 when none")
+                    .register(registry);
+            journalCommit = Timer.builder("delay.journal.commit")
+                    .description("time to write and commit one group, from its transaction's start to the end of"
+                            + " its commit")
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(Duration.ofMillis(1))
+                    .maximumExpectedValue(MAX_COMMIT)
+                    .register(registry);
+            journalCommitRows = DistributionSummary.builder("delay.journal.commit.rows")
+                    .description("rows one commit wrote (job rows and log rows)")
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(1.0)
+                    .maximumExpectedValue(MAX_ROWS_PER_COMMIT)
                     .register(registry);
         }
         refresh();
@@ -292,10 +323,65 @@ public final class DelayQueueMetrics implements MeterBinder, EngineListener, Aut
     }
 
     @Override
-    public void deleted(int jobs) {
-        Counter c = deleted;
-        if (c != null) {
-            c.increment(jobs);
+    public void deleted(String topic) {
+        increment(counter(
+                deleted, "delay.jobs.deleted", "jobs deleted (DELETED committed) by a delete or clearAll", topic));
+    }
+
+    private static Timer pushTimer(MeterRegistry registry, String outcome) {
+        return Timer.builder("delay.push")
+                .description("time to answer a push (one job or a batch): the journal's commit and Redis included")
+                .tag("outcome", outcome)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(MAX_PUSH)
+                .register(registry);
+    }
+
+    @Override
+    public void pushAnswered(long latencyNanos, boolean succeeded) {
+        Timer t = succeeded ? pushSucceeded : pushFailed;
+        if (t != null) {
+            t.record(latencyNanos, TimeUnit.NANOSECONDS);
         }
+    }
+
+    @Override
+    public void ttrExpired(String topic) {
+        increment(counter(
+                ttrExpired,
+                "delay.jobs.ttr.expired",
+                "reservations that expired: a pull consumer's TTR, or a dispatch never confirmed",
+                topic));
+    }
+
+    /** A journal commit (its {@link JournalListener}). */
+    @Override
+    public void committed(long nanos, int rows) {
+        Timer t = journalCommit;
+        DistributionSummary r = journalCommitRows;
+        if (t != null && r != null) {
+            t.record(nanos, TimeUnit.NANOSECONDS);
+            r.record(rows);
+        }
+    }
+
+    /** A round trip of a store script (its {@link StoreListener}). */
+    @Override
+    public void roundTrip(String operation, long nanos, boolean failed) {
+        MeterRegistry r = registry;
+        if (r == null) {
+            return;
+        }
+        String outcome = failed ? "failure" : "success";
+        scripts.computeIfAbsent(operation + '|' + outcome, k -> Timer.builder("delay.redis.script")
+                        .description("round trip of one Lua script run (or one pipeline of runs) in Redis")
+                        .tag("script", operation)
+                        .tag("outcome", outcome)
+                        .publishPercentileHistogram()
+                        .minimumExpectedValue(Duration.ofNanos(100_000))
+                        .maximumExpectedValue(MAX_SCRIPT)
+                        .register(r))
+                .record(nanos, TimeUnit.NANOSECONDS);
     }
 }

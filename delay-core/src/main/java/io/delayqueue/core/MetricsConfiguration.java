@@ -5,6 +5,7 @@ import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.store.JobStore;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -16,19 +17,25 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 public class MetricsConfiguration {
 
-    /** Hears the engine from here on: jobs handed over before it existed are not counted. */
+    /**
+     * Hears the engine, the journal and the store from here on: what happened before it existed (a restore at
+     * start-up, say) is not counted.
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public DelayQueueMetrics delayQueueMetrics(
             DelayQueueEngine engine,
             Coordinator coordinator,
             Journal journal,
+            JobStore store,
             List<Dispatcher> dispatchers,
             DelayProperties properties) {
         Set<String> names = dispatchers.stream().map(Dispatcher::name).collect(Collectors.toSet());
         DelayQueueMetrics metrics = new DelayQueueMetrics(
                 engine, coordinator, journal, names, properties.getMetrics().getMaxTopics());
         engine.setListener(metrics);
+        journal.setListener(metrics);
+        store.setListener(metrics);
         return metrics;
     }
 }

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -98,8 +99,13 @@ class MetricsTest {
         Await.until(WAIT, "the unfinished pull job is dead", () -> "DEAD"
                 .equals(api.get("/jobs/" + dead).data().path("status").asText()));
 
-        Await.until(
-                WAIT, "the gauges show the dead jobs", () -> scrape(api).contains("delay_jobs{status=\"DEAD\"} 2.0"));
+        // every gauge the test reads: a refresh (every 5 s) may be half-way through its rows while a scrape reads
+        Await.until(WAIT, "the gauges show the dead jobs", () -> {
+            String gauges = scrape(api);
+            return gauges.contains("delay_jobs{status=\"DEAD\"} 2.0")
+                    && gauges.contains("delay_dead_jobs{topic=\"metrics.pull\"} 1.0")
+                    && gauges.contains("delay_dead_jobs{topic=\"metrics.http\"} 1.0");
+        });
         String exported = scrape(api);
         assertThat(exported)
                 .contains("delay_jobs_pushed_total{topic=\"metrics.orders\"} 2.0")
@@ -109,12 +115,45 @@ class MetricsTest {
                 .contains("delay_sends_failed_total{topic=\"metrics.http\"} 2.0")
                 .contains("delay_jobs_retried_total{topic=\"metrics.http\"} 1.0")
                 .contains("delay_jobs_dead_total{topic=\"metrics.http\"} 1.0")
-                .contains("delay_jobs_deleted_total 1.0")
+                .contains("delay_jobs_deleted_total{topic=\"metrics.orders\"} 1.0")
                 .contains("delay_dead_jobs{topic=\"metrics.pull\"} 1.0")
                 .contains("delay_dead_jobs{topic=\"metrics.http\"} 1.0")
                 .contains("delay_handover_lateness_seconds_bucket{topic=\"metrics.orders\"")
                 .contains("delay_ha_role{role=\"standalone\"} 1.0")
                 .contains("delay_ha_owned_shards");
+        // the pull job's one reservation expired unfinished: one TTR expiry of its topic
+        assertThat(sample(exported, "delay_jobs_ttr_expired_total", "topic=\"metrics.pull\""))
+                .isEqualTo(1.0);
+        // histograms: each has its count and its bucket series for Prometheus's histogram_quantile
+        assertThat(sample(exported, "delay_journal_commit_seconds_count"))
+                .as("journal commits recorded (every push commits)")
+                .isGreaterThanOrEqualTo(4.0);
+        assertThat(sample(exported, "delay_journal_commit_rows_sum"))
+                .as("rows the commits wrote: at least a job row and a log row per push")
+                .isGreaterThanOrEqualTo(8.0);
+        assertThat(sample(exported, "delay_push_seconds_count", "outcome=\"success\""))
+                .as("pushes answered")
+                .isGreaterThanOrEqualTo(4.0);
+        assertThat(sample(exported, "delay_redis_script_seconds_count", "script=\"move_due\"", "outcome=\"success\""))
+                .isPositive();
+        assertThat(sample(exported, "delay_redis_script_seconds_count", "script=\"push\"", "outcome=\"success\""))
+                .isGreaterThanOrEqualTo(4.0);
+        for (String histogram : List.of(
+                "delay_journal_commit_seconds_bucket",
+                "delay_journal_commit_rows_bucket",
+                "delay_push_seconds_bucket",
+                "delay_redis_script_seconds_bucket",
+                "delay_handover_lateness_seconds_bucket")) {
+            assertThat(exported.lines()
+                            .filter(l -> l.startsWith(histogram + "{"))
+                            .count())
+                    .as("bucket series of %s", histogram)
+                    .isGreaterThan(5);
+        }
+        assertThat(sample(exported, "delay_journal_lag_seconds"))
+                .as("the journal's lag, once everything is committed")
+                .isGreaterThanOrEqualTo(0.0);
+        assertThat(sample(exported, "delay_journal_queued_rows")).isGreaterThanOrEqualTo(0.0);
 
         JsonNode dashboard = Api.JSON.readTree(Files.readString(DASHBOARD));
         Set<String> queried = new TreeSet<>();
@@ -147,6 +186,20 @@ class MetricsTest {
                 .as("pushed counters: at most 4 topics and _other")
                 .isLessThanOrEqualTo(5);
         assertThat(exported).contains("delay_jobs_pushed_total{topic=\"_other\"}");
+    }
+
+    /**
+     * The value of the one sample of {@code name} whose labels include {@code labels} ({@code key="value"}), in
+     * Prometheus's text format; fails when there is none.
+     */
+    private static double sample(String exported, String name, String... labels) {
+        return exported.lines()
+                .filter(l -> l.startsWith(name + "{") || l.startsWith(name + " "))
+                .filter(l -> java.util.Arrays.stream(labels).allMatch(l::contains))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(
+                        "no sample of " + name + " with " + java.util.Arrays.toString(labels) + " in:\n" + exported));
     }
 
     private static String scrape(Api api) {

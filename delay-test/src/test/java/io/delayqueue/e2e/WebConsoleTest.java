@@ -141,6 +141,20 @@ class WebConsoleTest {
                 .isEmpty());
         wait.until(d -> rowValue("by-status", "FINISHED") >= 1);
         wait.until(d -> rowValue("lateness", "handed over") >= 1);
+        // the journal's lag and backlog, as /stats reports them
+        wait.until(d -> rowText("journal", "lag (ms)") != null);
+        assertThat(rowText("journal", "lag (ms)")).as("journal lag shown").matches("\\d+");
+        assertThat(rowText("journal", "queued rows"))
+                .as("journal backlog shown")
+                .matches("\\d+");
+        assertThat(rowText("journal", "mode"))
+                .isEqualTo(new Api(port)
+                        .get("/stats")
+                        .data()
+                        .path("journal")
+                        .path("mode")
+                        .asText())
+                .isEqualTo("SYNC");
         screenshot("overview");
 
         // look it up with its history
@@ -230,6 +244,19 @@ class WebConsoleTest {
 
     private static void click(String id) {
         browser.findElement(By.id(id)).click();
+    }
+
+    /** The text in the row of a two-column overview table whose first cell is {@code label}; null without one. */
+    private static String rowText(String table, String label) {
+        Object value = ((JavascriptExecutor) browser)
+                .executeScript(
+                        "for (const tr of document.querySelectorAll('#' + arguments[0] + ' tr')) {"
+                                + " if (tr.cells.length === 2 && tr.cells[0].textContent === arguments[1])"
+                                + " return tr.cells[1].textContent; }"
+                                + " return null;",
+                        table,
+                        label);
+        return value == null ? null : String.valueOf(value);
     }
 
     /** The number in the row of a two-column overview table whose first cell is {@code label}; 0 without one. */

@@ -67,7 +67,6 @@ public final class DeadLetters {
      */
     public record Requeue(int requeued, Map<String, String> notRequeued) {}
 
-    /** The oldest {@code limit} dead jobs of {@code topic}, and how many it has. */
     /** How many dead jobs the topic has, over every shard. */
     public long count(String topic) {
         requireTopic(topic);
@@ -78,6 +77,7 @@ public final class DeadLetters {
         return total;
     }
 
+    /** The oldest {@code limit} dead jobs of {@code topic}, and how many it has. */
     public Page list(String topic, int limit) {
         requireTopic(topic);
         if (limit < 1 || limit > MAX_LIST_LIMIT) {

@@ -156,6 +156,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                 config.restorePageSize(),
                 config.shards(),
                 this::onScheduled,
+                new CurrentListener(),
                 this::readmit);
         this.fences = new AtomicReferenceArray<>(config.shards());
         this.fenceLocks = new Object[config.shards()];
@@ -228,6 +229,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         @Override
         public void dead(String topic) {
             listener.dead(topic);
+        }
+
+        @Override
+        public void deleted(String topic) {
+            listener.deleted(topic);
         }
     }
 
@@ -319,7 +325,7 @@ public final class DelayQueueEngine implements AutoCloseable {
 
     /** Pushes one job; validation errors name the field. */
     public PushResult push(PushRequest request) {
-        return pushAll(List.of(request), "").get(0);
+        return timed(() -> pushAll(List.of(request), "")).get(0);
     }
 
     /** Pushes up to {@code maxBatchSize} jobs; a bad job rejects the whole batch, naming {@code [i].field}. */
@@ -331,7 +337,20 @@ public final class DelayQueueEngine implements AutoCloseable {
             throw new DelayQueueException.InvalidField(
                     "jobs", "holds " + requests.size() + " jobs, over the limit of " + config.maxBatchSize());
         }
-        return pushAll(requests, null);
+        return timed(() -> pushAll(requests, null));
+    }
+
+    /** Runs one caller's push and tells the listener how long its answer took. */
+    private List<PushResult> timed(java.util.function.Supplier<List<PushResult>> push) {
+        long started = System.nanoTime();
+        boolean succeeded = false;
+        try {
+            List<PushResult> results = push.get();
+            succeeded = true;
+            return results;
+        } finally {
+            listener.pushAnswered(System.nanoTime() - started, succeeded);
+        }
     }
 
     /**
@@ -746,10 +765,10 @@ public final class DelayQueueEngine implements AutoCloseable {
                             + ": the journal refused it (" + refused.getMessage() + "); nothing changed",
                     refused);
         }
-        listener.deleted(ids.size());
         try {
-            int confirmed = store.confirmDeletes(shard, ids, now);
-            if (confirmed < ids.size()) {
+            List<String> confirmed = store.confirmDeletes(shard, ids, now);
+            confirmed.forEach(listener::deleted);
+            if (confirmed.size() < ids.size()) {
                 redoDeletes(shard, ids, now);
             }
         } catch (RuntimeException e) {
@@ -780,7 +799,7 @@ public final class DelayQueueEngine implements AutoCloseable {
             }
         }
         if (!again.isEmpty()) {
-            store.confirmDeletes(shard, again, now);
+            store.confirmDeletes(shard, again, now).forEach(listener::deleted);
             log.warn(
                     "{} deletes committed after a reconciler pass had undone them were made again: {}",
                     again.size(),
@@ -967,7 +986,8 @@ public final class DelayQueueEngine implements AutoCloseable {
                 pipeline.dispatched(),
                 pipeline.failed(),
                 pipeline.stale(),
-                pullWaiters.waiting());
+                pullWaiters.waiting(),
+                new EngineStats.Journal(journal.mode().name(), journal.queuedRows(), journal.lagMillis()));
     }
 
     // ---- scanning ----
@@ -1109,9 +1129,10 @@ public final class DelayQueueEngine implements AutoCloseable {
         }
         pipeline.returnCapacity(capacity - batch.toDispatch().size());
         List<Transition> transitions = new ArrayList<>();
-        for (String id : batch.expired()) {
+        for (DueBatch.Moved m : batch.expired()) {
+            listener.ttrExpired(m.topic());
             transitions.add(Transition.of(
-                    id, JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, now, "reservation expired"));
+                    m.id(), JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, now, "reservation expired"));
         }
         for (DueBatch.Moved m : batch.madeDead()) {
             listener.dead(m.topic());

@@ -17,12 +17,32 @@ public interface EngineListener {
     /** A dispatcher did not confirm a send. */
     default void sendFailed(String topic) {}
 
-    /** A failed or expired job was scheduled again on its retry ladder. */
+    /**
+     * A caller's push (one job, or a batch) was answered after this long, from the call to its answer (journal
+     * commit and Redis included): {@code succeeded} when every job of it is durable, false when it was refused or
+     * its outcome is unknown.
+     */
+    default void pushAnswered(long latencyNanos, boolean succeeded) {}
+
+    /**
+     * A reservation expired before it was settled: a pull consumer did not finish within the job's TTR, or a
+     * dispatcher did not confirm a send within the dispatch timeout. The job is delivered again at once, or is
+     * dead (then {@link #dead} follows) when that was its last attempt.
+     */
+    default void ttrExpired(String topic) {}
+
+    /**
+     * A job whose send failed was scheduled again on its retry ladder (an expired reservation is told by {@link
+     * #ttrExpired} instead).
+     */
     default void retried(String topic) {}
 
     /** A job ran out of attempts and is a dead letter. */
     default void dead(String topic) {}
 
-    /** Jobs were deleted (their {@code DELETED} committed), by a delete or clearAll. */
-    default void deleted(int jobs) {}
+    /**
+     * A job was deleted, by a delete or clearAll: its {@code DELETED} is committed and confirmed in Redis (a
+     * confirmation Redis missed is told when the reconciler makes it).
+     */
+    default void deleted(String topic) {}
 }

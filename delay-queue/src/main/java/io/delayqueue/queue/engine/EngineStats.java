@@ -17,6 +17,7 @@ import java.util.Map;
  * @param staleOutcomes outcomes (finishes, failed sends, put-backs) ignored since start because the attempt they
  *     belonged to was over: its reservation had expired and the job had been handed over again
  * @param pullWaiting consumers waiting in {@code GET /get/{topic}} right now
+ * @param journal the journal's backlog right now
  */
 public record EngineStats(
         String role,
@@ -28,4 +29,15 @@ public record EngineStats(
         long dispatched,
         long dispatchFailures,
         long staleOutcomes,
-        int pullWaiting) {}
+        int pullWaiting,
+        Journal journal) {
+
+    /**
+     * The journal's backlog.
+     *
+     * @param mode {@code SYNC}, {@code ASYNC} or {@code OFF}
+     * @param queuedRows rows handed to the journal and not committed yet
+     * @param lagMs the age of the oldest entry handed to the journal and not committed yet (0 when none waits)
+     */
+    public record Journal(String mode, long queuedRows, long lagMs) {}
+}

@@ -48,6 +48,8 @@ final class Reconciler {
     private final BiConsumer<Integer, Long> onScheduled;
     /** A job only the journal holds had its delete (a tombstone) undone: admits it again (see the tier loader). */
     private final Consumer<Job> readmit;
+    /** Hears the deletes a pass confirms. */
+    private final EngineListener listener;
 
     private final Map<JobStatus, JobCursor> cursors = new EnumMap<>(JobStatus.class);
 
@@ -61,6 +63,7 @@ final class Reconciler {
             int pageSize,
             int shards,
             BiConsumer<Integer, Long> onScheduled,
+            EngineListener listener,
             Consumer<Job> readmit) {
         this.journal = journal;
         this.store = store;
@@ -71,6 +74,7 @@ final class Reconciler {
         this.pageSize = pageSize;
         this.shards = shards;
         this.onScheduled = onScheduled;
+        this.listener = listener;
         this.readmit = readmit;
         WATCHED.forEach(s -> cursors.put(s, JobCursor.START));
     }
@@ -157,7 +161,9 @@ final class Reconciler {
                         found.map(j -> j.status() == JobStatus.DELETED).orElse(false);
                 (deletedInJournal ? confirm : undo).add(id);
             }
-            settled += store.confirmDeletes(s, confirm, now);
+            List<String> confirmed = store.confirmDeletes(s, confirm, now);
+            confirmed.forEach(listener::deleted);
+            settled += confirmed.size();
             int shard = s;
             Map<String, Long> undone = store.undoDeletes(s, undo);
             undone.forEach((id, dueAt) -> {

@@ -164,6 +164,22 @@ public interface Journal extends AutoCloseable {
 
     JournalMode mode();
 
+    /** Who hears each commit (metrics), from now on; a journal that commits nothing ignores it. */
+    default void setListener(JournalListener listener) {}
+
+    /** Rows handed to the journal and not committed yet (nor given up by their callers). */
+    default long queuedRows() {
+        return 0;
+    }
+
+    /**
+     * How far behind the journal is, in milliseconds of its clock: the age of the oldest entry (a push's rows or
+     * a batch of transitions) handed to the journal and not committed yet, 0 when every entry is committed.
+     */
+    default long lagMillis() {
+        return 0;
+    }
+
     @Override
     default void close() {}
 }

@@ -23,6 +23,9 @@ public interface JobStore extends AutoCloseable {
     /** Number of shards; a job's shard is {@link io.delayqueue.common.JobIds#shardOf}. */
     int shards();
 
+    /** Who hears each round trip of the store's state transitions (metrics), from now on. */
+    default void setListener(StoreListener listener) {}
+
     /**
      * A node number for generated ids ({@link io.delayqueue.common.JobIds.Generator}) that no other live
      * instance of this queue holds, in {@code [0, JobIds.NODES)}. Each call claims a new one. Numbers come
@@ -100,8 +103,12 @@ public interface JobStore extends AutoCloseable {
      */
     Outcome beginDelete(String id, long now, Job tombstone);
 
-    /** The journal committed these pending deletes of one shard: they are final. Returns how many were pending. */
-    int confirmDeletes(int shard, List<String> ids, long now);
+    /**
+     * The journal committed these pending deletes of one shard: they are final.
+     *
+     * @return the topic of each delete that was pending (and is confirmed now), one entry per job
+     */
+    List<String> confirmDeletes(int shard, List<String> ids, long now);
 
     /**
      * The journal refused these pending deletes of one shard: each is put back as it was before its delete

@@ -379,6 +379,67 @@ class DelayQueueEngineStateMachineTest {
         assertThat(statusOf(id)).isEqualTo(JobStatus.RESERVED);
     }
 
+    /** What the engine tells its listener, in order. */
+    private static final class RecordingListener implements EngineListener {
+        final List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void ttrExpired(String topic) {
+            events.add("ttrExpired " + topic);
+        }
+
+        @Override
+        public void dead(String topic) {
+            events.add("dead " + topic);
+        }
+
+        @Override
+        public void pushAnswered(long latencyNanos, boolean succeeded) {
+            assertThat(latencyNanos).isPositive();
+            events.add("pushAnswered " + succeeded);
+        }
+    }
+
+    @Test
+    void each_expired_ttr_is_told_to_the_listener_with_its_topic_the_last_one_before_the_job_is_dead() {
+        RecordingListener listener = new RecordingListener();
+        engine.setListener(listener);
+        String id = engine.push(
+                        PushRequest.of(PULL_TOPIC, "b", 0).withMaxAttempts(2).withTtr(1_000))
+                .id();
+        engine.runDueJobs();
+        assertThat(reserve()).isPresent();
+        clock.advance(999);
+        engine.runDueJobs();
+        assertThat(listener.events).as("before the ttr ends").containsExactly("pushAnswered true");
+
+        clock.advance(1);
+        engine.runDueJobs();
+        assertThat(reserve()).isPresent();
+        clock.advance(1_000);
+        engine.runDueJobs();
+
+        assertThat(statusOf(id)).isEqualTo(JobStatus.DEAD);
+        assertThat(listener.events)
+                .containsExactly(
+                        "pushAnswered true",
+                        "ttrExpired " + PULL_TOPIC,
+                        "ttrExpired " + PULL_TOPIC,
+                        "dead " + PULL_TOPIC);
+    }
+
+    @Test
+    void a_refused_push_is_told_to_the_listener_as_answered_without_success() {
+        RecordingListener listener = new RecordingListener();
+        engine.setListener(listener);
+
+        assertThatThrownBy(() -> engine.push(PushRequest.of(PUSH_TOPIC, "b", -5)))
+                .isInstanceOf(DelayQueueException.InvalidField.class);
+        push(PUSH_TOPIC, 0);
+
+        assertThat(listener.events).containsExactly("pushAnswered false", "pushAnswered true");
+    }
+
     @Test
     void finishing_after_the_ttr_expired_is_a_state_conflict() {
         String id = push(PULL_TOPIC, 0);

@@ -9,6 +9,7 @@ import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalEntry;
+import io.delayqueue.queue.journal.JournalListener;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
 import java.net.InetAddress;
@@ -90,6 +91,13 @@ public final class MyBatisJournal implements Journal {
     private final LinkedBlockingQueue<Entry> transitions = new LinkedBlockingQueue<>();
     private final AtomicLong queuedRows = new AtomicLong();
     private final List<Thread> writers = new ArrayList<>();
+    /**
+     * Per writer, when the oldest entry it took and has not settled was queued ({@link Entry#queuedAtMs});
+     * {@code Long.MAX_VALUE} when it holds none. With the heads of the queues, what {@link #lagMillis()} reads.
+     */
+    private final List<AtomicLong> oldestTaken = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private volatile JournalListener listener = JournalListener.NONE;
     private volatile boolean closing;
     private final AtomicLong commits = new AtomicLong();
     /** Time spent writing and committing the groups counted in {@code commits}. */
@@ -143,6 +151,8 @@ public final class MyBatisJournal implements Journal {
         final int rows;
         private final AtomicInteger state = new AtomicInteger(QUEUED);
         private final AtomicBoolean settled = new AtomicBoolean();
+        /** When its caller handed it to the journal, by the journal's clock. */
+        volatile long queuedAtMs = Long.MAX_VALUE;
         /**
          * Per group, when a row of the entry was refused and its groups were committed one by one: the ids
          * that existed ({@code Set<String>}) or the group's failure ({@link DelayQueueException}). Written
@@ -266,7 +276,9 @@ public final class MyBatisJournal implements Journal {
     }
 
     private void startWriter(LinkedBlockingQueue<Entry> queue, String name) {
-        Thread writer = new Thread(() -> runWriter(queue), name);
+        AtomicLong oldest = new AtomicLong(Long.MAX_VALUE);
+        oldestTaken.add(oldest);
+        Thread writer = new Thread(() -> runWriter(queue, oldest), name);
         writer.setDaemon(true);
         writers.add(writer);
         writer.start();
@@ -414,8 +426,35 @@ public final class MyBatisJournal implements Journal {
     }
 
     /** Rows handed to the writers and not settled yet (written, failed, or given up by their callers). */
+    @Override
     public long queuedRows() {
         return queuedRows.get();
+    }
+
+    /**
+     * The age of the oldest entry not settled yet: the oldest of the queues' heads and of the entries each writer
+     * holds (committing, or waiting to write again after a failure). A lagged caller waiting for room counts from
+     * the moment it called. Read without locks: an entry on its way from a queue to a writer may be missed for
+     * that instant.
+     */
+    @Override
+    public long lagMillis() {
+        long oldest = Long.MAX_VALUE;
+        for (LinkedBlockingQueue<Entry> queue : List.of(creates, transitions)) {
+            Entry head = queue.peek();
+            if (head != null) {
+                oldest = Math.min(oldest, head.queuedAtMs);
+            }
+        }
+        for (AtomicLong taken : oldestTaken) {
+            oldest = Math.min(oldest, taken.get());
+        }
+        return oldest == Long.MAX_VALUE ? 0 : Math.max(0, clock.millis() - oldest);
+    }
+
+    @Override
+    public void setListener(JournalListener listener) {
+        this.listener = listener == null ? JournalListener.NONE : listener;
     }
 
     /** Lagged entries the database refused on their own (logged, not written): each one a bug to look into. */
@@ -432,6 +471,7 @@ public final class MyBatisJournal implements Journal {
         if (closing) {
             throw new DelayQueueException.Unavailable("the journal is closing", null);
         }
+        entry.queuedAtMs = clock.millis();
         boolean lagged = entry.done() == null && entry.created().isEmpty();
         if (!lagged) {
             if (queuedRows.get() + entry.rows() > queueCapacity) {
@@ -546,7 +586,7 @@ public final class MyBatisJournal implements Journal {
      * stays and is written again, in order, after a back-off. Nothing taken is dropped, not even on an
      * unexpected error, and each entry's rows leave the backlog exactly once.
      */
-    private void runWriter(LinkedBlockingQueue<Entry> queue) {
+    private void runWriter(LinkedBlockingQueue<Entry> queue, AtomicLong oldestTaken) {
         Deque<Entry> pending = new ArrayDeque<>();
         long backoffMs = 0;
         while (true) {
@@ -560,6 +600,7 @@ public final class MyBatisJournal implements Journal {
                         continue;
                     }
                     pending.add(first);
+                    oldestTaken.set(first.queuedAtMs);
                 }
                 collect(queue, pending);
                 for (Entry e : pending) {
@@ -569,6 +610,7 @@ public final class MyBatisJournal implements Journal {
                 }
                 pending.removeIf(e -> e.settled.get());
                 if (pending.isEmpty()) {
+                    oldestTaken.set(Long.MAX_VALUE);
                     continue;
                 }
                 List<Entry> batch = List.copyOf(pending);
@@ -590,6 +632,8 @@ public final class MyBatisJournal implements Journal {
                     }
                 }
                 pending.removeIf(e -> e.settled.get());
+                oldestTaken.set(
+                        pending.stream().mapToLong(e -> e.queuedAtMs).min().orElse(Long.MAX_VALUE));
                 if (!pending.isEmpty()) {
                     if (closing && backoffMs >= 2000) {
                         log.error("journal closing with {} entries unwritten", pending.size() + queue.size());
@@ -880,9 +924,12 @@ public final class MyBatisJournal implements Journal {
                 } catch (RuntimeException broken) {
                     throw new CommitBrokeOff(broken);
                 }
-                commitNanos.add(System.nanoTime() - startNanos);
+                long tookNanos = System.nanoTime() - startNanos;
+                int rows = newJobs.size() + logRows.size();
+                commitNanos.add(tookNanos);
                 commits.incrementAndGet();
-                rowsWritten.addAndGet(newJobs.size() + logRows.size());
+                rowsWritten.addAndGet(rows);
+                notifyCommitted(tookNanos, rows);
             } catch (RuntimeException | Error failure) {
                 // nothing of a failed group may land: closing the session does not roll back (see above), and
                 // its reset of the connection to auto-commit would commit what the group wrote so far
@@ -895,6 +942,15 @@ public final class MyBatisJournal implements Journal {
             }
         }
         return existingByEntry;
+    }
+
+    private void notifyCommitted(long nanos, int rows) {
+        try {
+            listener.committed(nanos, rows);
+        } catch (RuntimeException e) {
+            // the rows are committed: a listener's failure must not turn that into a failed commit
+            log.debug("journal listener failed: {}", e.toString());
+        }
     }
 
     /**

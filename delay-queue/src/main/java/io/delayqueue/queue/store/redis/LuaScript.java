@@ -2,6 +2,7 @@ package io.delayqueue.queue.store.redis;
 
 import dev.failsafe.Failsafe;
 import dev.failsafe.RetryPolicy;
+import io.delayqueue.queue.store.StoreListener;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -31,6 +32,7 @@ final class LuaScript {
     private final String name;
     private final String source;
     private final String sha;
+    private volatile StoreListener listener = StoreListener.NONE;
 
     private LuaScript(String name, String source) {
         this.name = name;
@@ -54,6 +56,27 @@ final class LuaScript {
         return name;
     }
 
+    /** Who hears each {@link #run} and {@link #runAll} of this script, with the time it took. */
+    void setListener(StoreListener listener) {
+        this.listener = listener == null ? StoreListener.NONE : listener;
+    }
+
+    StoreListener listener() {
+        return listener;
+    }
+
+    private <T> T timed(java.util.function.Supplier<T> call) {
+        long started = System.nanoTime();
+        boolean failed = true;
+        try {
+            T result = call.get();
+            failed = false;
+            return result;
+        } finally {
+            listener.roundTrip(name, System.nanoTime() - started, failed);
+        }
+    }
+
     /**
      * One run. In a cluster, {@code JedisCluster} follows MOVED (renewing its slot cache) and ASK itself; a
      * TRYAGAIN (the shard's slot is being migrated and its keys are split between the nodes, or some of the
@@ -61,6 +84,10 @@ final class LuaScript {
      * #MIGRATION_RETRY}. A redirected or TRYAGAIN call was not run: trying it again runs it once.
      */
     Object run(UnifiedJedis redis, List<String> keys, List<String> args) {
+        return timed(() -> runFollowingRedirects(redis, keys, args));
+    }
+
+    private Object runFollowingRedirects(UnifiedJedis redis, List<String> keys, List<String> args) {
         try {
             return runOnce(redis, keys, args);
         } catch (JedisDataException e) {
@@ -113,6 +140,10 @@ final class LuaScript {
         if (calls.size() == 1) {
             return List.of(run(redis, calls.get(0).keys(), calls.get(0).args()));
         }
+        return timed(() -> runPipelined(redis, calls));
+    }
+
+    private List<Object> runPipelined(UnifiedJedis redis, List<Call> calls) {
         List<Response<Object>> responses = new ArrayList<>(calls.size());
         try (AbstractPipeline pipeline = redis.pipelined()) {
             for (Call call : calls) {
@@ -128,7 +159,8 @@ final class LuaScript {
             } catch (JedisDataException e) {
                 try {
                     if (e instanceof JedisRedirectionException || isTryAgain(e)) {
-                        reply = run(redis, calls.get(i).keys(), calls.get(i).args());
+                        reply = runFollowingRedirects(
+                                redis, calls.get(i).keys(), calls.get(i).args());
                     } else if (String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
                         reply = redis.eval(
                                 source, calls.get(i).keys(), calls.get(i).args());

@@ -12,6 +12,7 @@ import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.store.ShardStats;
 import io.delayqueue.queue.store.StaleEpochException;
+import io.delayqueue.queue.store.StoreListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -75,6 +76,15 @@ public final class RedisJobStore implements JobStore {
         this.shards = shards;
         this.retentionMs = retention.toMillis();
         this.ownsClient = ownsClient;
+    }
+
+    /** Hears every script run: its name is the operation ({@code push}, {@code move_due}, ...), a fixed set. */
+    @Override
+    public void setListener(StoreListener listener) {
+        for (LuaScript script : List.of(
+                push, moveDue, reserve, finish, delete, retry, clear, confirmDelete, undoDelete, defer, requeueDead)) {
+            script.setListener(listener);
+        }
     }
 
     public RedisKeys keys() {
@@ -196,9 +206,10 @@ public final class RedisJobStore implements JobStore {
         for (int i = 0; i < deadReply.size(); i += 2) {
             dead.add(new DueBatch.Moved((String) deadReply.get(i), (String) deadReply.get(i + 1), now));
         }
-        List<String> expired = new ArrayList<>();
-        for (Object id : (List<?>) reply.get(3)) {
-            expired.add((String) id);
+        List<?> expiredReply = (List<?>) reply.get(3);
+        List<DueBatch.Moved> expired = new ArrayList<>(expiredReply.size() / 2);
+        for (int i = 0; i < expiredReply.size(); i += 2) {
+            expired.add(new DueBatch.Moved((String) expiredReply.get(i), (String) expiredReply.get(i + 1), now));
         }
         int scanned = ((Long) reply.get(4)).intValue();
         Object next = reply.get(5);
@@ -253,15 +264,20 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public int confirmDeletes(int shard, List<String> ids, long now) {
+    public List<String> confirmDeletes(int shard, List<String> ids, long now) {
         if (ids.isEmpty()) {
-            return 0;
+            return List.of();
         }
         List<String> args = new ArrayList<>(ids.size() + 2);
         args.add(Long.toString(now));
         args.add(Long.toString(retentionMs));
         args.addAll(ids);
-        return ((Long) call(() -> confirmDelete.run(redis, deleteKeys(shard), args))).intValue();
+        List<?> reply = (List<?>) call(() -> confirmDelete.run(redis, deleteKeys(shard), args));
+        List<String> topics = new ArrayList<>(reply.size());
+        for (Object topic : reply) {
+            topics.add((String) topic);
+        }
+        return topics;
     }
 
     @Override

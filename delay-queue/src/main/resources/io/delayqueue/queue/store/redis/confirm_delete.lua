@@ -1,13 +1,14 @@
 -- The journal committed these deletes: they are final, and purged once the retention ends.
--- ARGV: now, retention, ids... Returns how many were pending.
+-- ARGV: now, retention, ids... Returns the topic of each delete that was pending (and is confirmed now).
 local purgeAt = tonumber(ARGV[1]) + tonumber(ARGV[2])
-local n = 0
+local topics = {}
 for i = 3, #ARGV do
   local id = ARGV[i]
   if redis.call('ZREM', KEYS[5], id) == 1 then
     redis.call('HDEL', KEYS[6], id)
     redis.call('ZADD', KEYS[4], purgeAt, id)
-    n = n + 1
+    local v = redis.call('HGET', KEYS[1], id)
+    topics[#topics + 1] = v and parse(v).topic or ''
   end
 end
-return n
+return topics

@@ -10,8 +10,8 @@
 -- the shard's is refused and moves nothing, so an owner that was paused while another took the shard over
 -- cannot move its jobs when it wakes. A higher epoch is stored (the key was lost with Redis' data); 0: unfenced.
 -- ARGV: tag, now, limit, defaultPull (1/0), dispatchTimeout, purge, lead, epoch, then topics routed against the
--- default. Returns dispatch (id, value pairs), ready, dead, expired, the entries moved (the limit when
--- more may be due), and when the next move is wanted (false: the bucket is empty); a refused move returns
+-- default. Returns dispatch (id, value pairs), ready, dead, expired (id, topic pairs), the entries moved (the
+-- limit when more may be due), and when the next move is wanted (false: the bucket is empty); a refused move returns
 -- the shard's epoch alone.
 local epoch = tonumber(ARGV[8])
 if epoch > 0 then
@@ -63,6 +63,7 @@ for k = 1, #entries, 2 do
     if j and j.st == 'RESERVED' then
       j.at = j.at + 1
       expired[#expired + 1] = id
+      expired[#expired + 1] = j.topic
       if j.at >= j.max then
         redis.call('ZREM', KEYS[2], id)
         redis.call('ZADD', tag .. ':dead:' .. j.topic, num(j.due), id)

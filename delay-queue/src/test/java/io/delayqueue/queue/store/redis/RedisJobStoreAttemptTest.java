@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.store.Attempt;
+import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.testing.RedisFixture;
@@ -62,7 +63,7 @@ class RedisJobStoreAttemptTest {
         assertThat(first.attempts()).isZero();
         // the first consumer's TTR expires: an attempt is counted and the job is ready, then reserved again
         assertThat(store.moveDue(0, T0 + TTR, 10, ALL_PULL, DISPATCH_TIMEOUT).expired())
-                .containsExactly(job.id());
+                .containsExactly(new DueBatch.Moved(job.id(), "pulled", T0 + TTR));
         Job second = store.reserve("pulled", 0, T0 + TTR).orElseThrow();
         assertThat(second.attempts()).isEqualTo(1);
 

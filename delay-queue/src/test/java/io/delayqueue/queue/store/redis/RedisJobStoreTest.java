@@ -12,6 +12,7 @@ import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.store.ShardStats;
+import io.delayqueue.queue.store.StoreListener;
 import io.delayqueue.queue.testing.ClosedPort;
 import io.delayqueue.queue.testing.RedisFixture;
 import io.delayqueue.queue.testing.TestIds;
@@ -377,6 +378,53 @@ class RedisJobStoreTest {
     }
 
     @Test
+    void each_script_run_or_pipeline_of_runs_is_one_round_trip_told_under_the_script_name() {
+        List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        store.setListener((operation, nanos, failed) -> {
+            assertThat(nanos).isPositive();
+            told.add(operation + (failed ? " failed" : ""));
+        });
+        // two shards in one push: one pipeline, one round trip
+        store.push(List.of(job(0, "t", T0), job(1, "t", T0)));
+        store.moveDue(0, T0, 10, ALL_PUSH, DISPATCH_TIMEOUT);
+        store.setListener(null);
+        store.moveDue(1, T0, 10, ALL_PUSH, DISPATCH_TIMEOUT);
+
+        assertThat(told).containsExactly("push", "move_due");
+    }
+
+    @Test
+    void a_round_trip_that_fails_is_told_as_failed() throws Exception {
+        List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (RedisJobStore down = new RedisJobStore(
+                new JedisPooled("127.0.0.1", ClosedPort.get()), "down", SHARDS, Duration.ofMinutes(1), true)) {
+            down.setListener((operation, nanos, failed) -> told.add(operation + (failed ? " failed" : "")));
+            assertThatThrownBy(() -> down.moveDue(0, T0, 10, ALL_PUSH, DISPATCH_TIMEOUT))
+                    .isInstanceOf(DelayQueueException.Unavailable.class);
+        }
+        assertThat(told).containsExactly("move_due failed");
+    }
+
+    @Test
+    void every_script_of_the_store_has_the_listener_so_none_goes_untimed() throws Exception {
+        StoreListener listener = (operation, nanos, failed) -> {};
+        store.setListener(listener);
+
+        int scripts = 0;
+        for (java.lang.reflect.Field field : RedisJobStore.class.getDeclaredFields()) {
+            if (field.getType() == LuaScript.class) {
+                field.setAccessible(true);
+                LuaScript script = (LuaScript) field.get(store);
+                assertThat(script.listener())
+                        .as("listener of %s", script.name())
+                        .isSameAs(listener);
+                scripts++;
+            }
+        }
+        assertThat(scripts).isGreaterThan(10);
+    }
+
+    @Test
     void expired_dispatch_reservation_is_dispatched_again_with_one_more_attempt() {
         Job job = pushed(job(0, "t", T0));
         store.moveDue(0, T0, 10, ALL_PUSH, DISPATCH_TIMEOUT);
@@ -385,7 +433,7 @@ class RedisJobStoreTest {
         DueBatch again = store.moveDue(0, T0 + DISPATCH_TIMEOUT, 10, ALL_PUSH, DISPATCH_TIMEOUT);
 
         assertThat(early.toDispatch()).isEmpty();
-        assertThat(again.expired()).containsExactly(job.id());
+        assertThat(again.expired()).containsExactly(new DueBatch.Moved(job.id(), "t", T0 + DISPATCH_TIMEOUT));
         assertThat(again.toDispatch()).extracting(Job::id).containsExactly(job.id());
         assertThat(again.toDispatch().get(0).attempts()).isEqualTo(1);
         assertThat(count(0, JobStatus.RESERVED)).isEqualTo(1);
@@ -401,7 +449,9 @@ class RedisJobStoreTest {
         DueBatch batch = store.moveDue(0, T0 + 100, 10, ALL_PULL, DISPATCH_TIMEOUT);
 
         assertThat(batch.madeDead()).containsExactly(new DueBatch.Moved(job.id(), "t", T0 + 100));
-        assertThat(batch.expired()).containsExactly(job.id());
+        assertThat(batch.expired())
+                .as("an expiry that made the job dead is an expiry all the same, with its topic")
+                .containsExactly(new DueBatch.Moved(job.id(), "t", T0 + 100));
         assertThat(batch.madeReady()).isEmpty();
         assertThat(statusOf(job.id())).isEqualTo(JobStatus.DEAD);
         assertThat(redis.redis().zrange(store.keys().dead(0, "t"), 0, -1)).containsExactly(job.id());
@@ -503,7 +553,7 @@ class RedisJobStoreTest {
         assertThat(store.beginDelete(waiting.id(), T0, null))
                 .as("a delete still pending is begun again (a retried delete settles it)")
                 .isEqualTo(new Outcome(Outcome.Result.APPLIED, JobStatus.DELETED));
-        assertThat(store.confirmDeletes(1, List.of(waiting.id()), T0)).isEqualTo(1);
+        assertThat(store.confirmDeletes(1, List.of(waiting.id()), T0)).containsExactly(waiting.topic());
         assertThat(store.beginDelete(waiting.id(), T0, null))
                 .isEqualTo(new Outcome(Outcome.Result.CONFLICT, JobStatus.DELETED));
         assertThat(store.beginDelete(dispatched.id(), T0, null))
