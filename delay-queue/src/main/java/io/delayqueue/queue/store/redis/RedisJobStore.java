@@ -82,7 +82,20 @@ public final class RedisJobStore implements JobStore {
     @Override
     public void setListener(StoreListener listener) {
         for (LuaScript script : List.of(
-                push, moveDue, reserve, finish, delete, retry, clear, confirmDelete, undoDelete, defer, requeueDead)) {
+                push,
+                moveDue,
+                reserve,
+                finish,
+                delete,
+                retry,
+                clear,
+                confirmDelete,
+                undoDelete,
+                defer,
+                requeueDead,
+                tierIntent,
+                tierLoad,
+                tierAdmit)) {
             script.setListener(listener);
         }
     }
