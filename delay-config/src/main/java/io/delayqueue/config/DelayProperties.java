@@ -49,6 +49,7 @@ public class DelayProperties {
     private final Rocketmq rocketmq = new Rocketmq();
     private final Activemq activemq = new Activemq();
     private final Http http = new Http();
+    private final Tier tier = new Tier();
 
     public int getShards() {
         return shards;
@@ -122,6 +123,10 @@ public class DelayProperties {
         return http;
     }
 
+    public Tier getTier() {
+        return tier;
+    }
+
     /** The engine's settings; throws {@link IllegalArgumentException} naming a value it cannot work with. */
     public EngineConfig toEngineConfig() {
         return EngineConfig.builder()
@@ -153,6 +158,7 @@ public class DelayProperties {
                 .purgeBatchSize(journal.purgeBatchSize)
                 .purgeInterval(journal.purgeInterval)
                 .purgePause(journal.purgePause)
+                .tierHorizon(tier.horizon)
                 .build();
     }
 
@@ -444,6 +450,24 @@ public class DelayProperties {
             public void setMaxSleep(Duration maxSleep) {
                 this.maxSleep = maxSleep;
             }
+        }
+    }
+
+    /** Tiered storage: Redis holds the near future, the journal the rest. */
+    public static class Tier {
+        /**
+         * Jobs due further ahead than this live in the journal only and are loaded into Redis ahead of their due
+         * time by their shard's owner; {@code 0} keeps every job in Redis. Needs the journal in {@code sync} mode
+         * (ignored otherwise).
+         */
+        private Duration horizon = EngineConfig.DEFAULT_TIER_HORIZON;
+
+        public Duration getHorizon() {
+            return horizon;
+        }
+
+        public void setHorizon(Duration horizon) {
+            this.horizon = horizon;
         }
     }
 

@@ -85,7 +85,8 @@ class DelayPropertiesTest {
                 Map.entry("delay.journal.retention", "30d"),
                 Map.entry("delay.journal.purge-batch-size", "100"),
                 Map.entry("delay.journal.purge-interval", "5m"),
-                Map.entry("delay.journal.purge-pause", "10ms")));
+                Map.entry("delay.journal.purge-pause", "10ms"),
+                Map.entry("delay.tier.horizon", "2h")));
 
         EngineConfig c = p.toEngineConfig();
 
@@ -120,6 +121,7 @@ class DelayPropertiesTest {
                         .purgeBatchSize(100)
                         .purgeInterval(Duration.ofMinutes(5))
                         .purgePause(Duration.ofMillis(10))
+                        .tierHorizon(Duration.ofHours(2))
                         .build());
     }
 

@@ -117,7 +117,16 @@ public class JobController {
     public ResponseEntity<ApiResponse<Map<String, Object>>> get(@PathVariable String id) {
         JobDetails details = engine.details(requireJobId("id", id));
         return ApiResponse.ok(
-                Map.of("job", details.job(), "status", details.job().status(), "history", details.history()), null);
+                Map.of(
+                        "job",
+                        details.job(),
+                        "status",
+                        details.job().status(),
+                        "tier",
+                        details.tier(),
+                        "history",
+                        details.history()),
+                null);
     }
 
     /** Re-enqueues every non-final journaled job missing from Redis; {@code expire=false} skips overdue ones. */
@@ -139,7 +148,12 @@ public class JobController {
         }
         RestoreReport report = engine.restoreJob(
                 jobId == null && mykitJobId != null ? requireJobId("JobId", mykitJobId) : requireJobId("jobId", jobId));
-        return ApiResponse.ok(report, report.restored() == 1 ? "restored" : "already in Redis");
+        String message = report.restored() == 1
+                ? "restored"
+                : report.inJournalTier() == 1
+                        ? "in the journal tier (due beyond the horizon); it is loaded into Redis ahead of its due time"
+                        : "already in Redis";
+        return ApiResponse.ok(report, message);
     }
 
     /** Deletes every job not handed over yet; needs {@code confirm=true}. */

@@ -139,7 +139,7 @@ public class DelayQueueConfiguration {
         if (j.getMode() == JournalMode.OFF) {
             return Journal.NONE;
         }
-        return new MyBatisJournal(sessions.getObject(), j.toSettings(), clock);
+        return new MyBatisJournal(sessions.getObject(), j.toSettings(), properties.getShards(), clock);
     }
 
     /**

@@ -33,7 +33,8 @@ import java.util.Set;
  * @param purgeRows final jobs older than the journal's retention that the purge figure deletes
  * @param bodyBytes size of each job's body
  * @param systems which systems to run: {@code inprocess}, {@code http}, {@code redisson}
- * @param figures which figures to measure: {@code push}, {@code burst}, {@code lateness}, {@code memory}
+ * @param figures which figures to measure: {@code push}, {@code burst}, {@code lateness}, {@code memory},
+ *     {@code tier-push}, {@code tier-lateness}, {@code tier-memory}
  * @param output where the JSON goes, relative to the caller's directory; null: {@code delay-test/target/bench/results.json}
  */
 record BenchOptions(
@@ -60,7 +61,8 @@ record BenchOptions(
         boolean quick) {
 
     static final List<String> SYSTEMS = List.of("inprocess", "http", "redisson");
-    static final List<String> FIGURES = List.of("push", "burst", "lateness", "memory", "purge");
+    static final List<String> FIGURES =
+            List.of("push", "burst", "lateness", "memory", "purge", "tier-push", "tier-lateness", "tier-memory");
 
     static final String USAGE =
             """
@@ -78,7 +80,7 @@ record BenchOptions(
               --memory-runs N         loads for the memory figure (1)
               --purge-rows N          final journal rows the purge figure deletes (1000000)
               --systems a,b           of inprocess,http,redisson (all)
-              --figures a,b           of push,burst,lateness,memory,purge (all)
+              --figures a,b           of push,burst,lateness,memory,purge,tier-push,tier-lateness,tier-memory (all)
               --out FILE              the JSON (delay-test/target/bench/results.json)
             """;
 

@@ -16,12 +16,18 @@ interface BenchTarget extends AutoCloseable {
         BURST,
         LATENESS,
         MEMORY,
-        PURGE
+        PURGE,
+        TIER_PUSH,
+        TIER_LATENESS,
+        TIER_MEMORY
     }
+
+    /** Why a system without tiers does not measure the tier figures. */
+    String NO_TIERS = "keeps every pending job in Redis";
 
     /** Why this system does not measure {@code kind}, or null when it does. */
     default String notMeasured(Kind kind) {
-        return null;
+        return kind == Kind.TIER_PUSH || kind == Kind.TIER_LATENESS || kind == Kind.TIER_MEMORY ? NO_TIERS : null;
     }
 
     /** Jobs per second pushed one per call by many concurrent callers ({@code jobsPerSecond}). */
@@ -51,6 +57,24 @@ interface BenchTarget extends AutoCloseable {
      */
     default RunResult purge(int rows, Duration warmUp, Duration measure) throws Exception {
         throw new UnsupportedOperationException("no journal");
+    }
+
+    /** Jobs per second pushed one per call, each due in 7 days: the journal tier only ({@code jobsPerSecond}). */
+    default RunResult tierPush(Duration preRoll, Duration measure) throws Exception {
+        throw new UnsupportedOperationException(NO_TIERS);
+    }
+
+    /**
+     * Lateness of a steady load of {@code rate} jobs per second pushed beyond a short tier horizon, so that each is
+     * loaded from the journal before it is due ({@code p50Ms}, {@code p99Ms}, {@code maxMs}).
+     */
+    default RunResult tierLateness(int rate, Duration duration) throws Exception {
+        throw new UnsupportedOperationException(NO_TIERS);
+    }
+
+    /** Redis memory per pending job ({@code bytesPerJob}) with {@code jobs} jobs due in 7 days, tiers on. */
+    default RunResult tierMemory(int jobs) throws Exception {
+        throw new UnsupportedOperationException(NO_TIERS);
     }
 
     @Override

@@ -125,6 +125,9 @@ public final class Benchmark {
             case LATENESS -> "lateness";
             case MEMORY -> "memory";
             case PURGE -> "purge";
+            case TIER_PUSH -> "tier-push";
+            case TIER_LATENESS -> "tier-lateness";
+            case TIER_MEMORY -> "tier-memory";
         };
     }
 
@@ -186,6 +189,27 @@ public final class Benchmark {
                 case PURGE -> m.add(report(
                         what + " (" + options.purgeRows() + " final rows)",
                         target.purge(options.purgeRows(), options.pushWarmUp(), options.pushMeasure())));
+                case TIER_PUSH -> {
+                    m.warmUp(report(what + " warm-up", target.tierPush(Duration.ZERO, options.pushWarmUp())));
+                    for (int i = 1; i <= options.runs(); i++) {
+                        m.add(report(
+                                what + " run " + i, target.tierPush(options.pushPreRoll(), options.pushMeasure())));
+                    }
+                }
+                case TIER_LATENESS -> {
+                    m.warmUp(report(
+                            what + " warm-up", target.tierLateness(options.latenessRate(), options.latenessWarmUp())));
+                    for (int i = 1; i <= options.runs(); i++) {
+                        m.add(report(
+                                what + " run " + i,
+                                target.tierLateness(options.latenessRate(), options.latenessDuration())));
+                    }
+                }
+                case TIER_MEMORY -> {
+                    for (int i = 1; i <= options.memoryRuns(); i++) {
+                        m.add(report(what + " run " + i, target.tierMemory(options.pendingJobs())));
+                    }
+                }
             }
         } catch (Exception e) {
             progress(what + " failed: " + e);

@@ -218,6 +218,87 @@ final class InProcessTarget implements BenchTarget {
     }
 
     @Override
+    public String notMeasured(Kind kind) {
+        return null;
+    }
+
+    @Override
+    public RunResult tierPush(Duration preRoll, Duration measure) throws Exception {
+        PushRequest request = PushRequest.of(TOPIC, body, Duration.ofDays(7).toMillis());
+        try (Queue q = new Queue(true, HandOvers.counting())) {
+            RunResult run = LoadDriver.throughput(options.threads(), preRoll, measure, caller -> () -> {
+                q.engine.push(request);
+                return 1;
+            });
+            return run.with("jobsInRedis", q.engine.stats().tiers().redisPending());
+        }
+    }
+
+    @Override
+    public RunResult tierLateness(int rate, Duration duration) throws Exception {
+        HandOvers handOvers = HandOvers.recordingLateness();
+        try (Queue q = new Queue(true, handOvers, b -> b.tierHorizon(TIER_LATENESS_HORIZON))) {
+            Map<String, Number> load = LoadDriver.paced(
+                    rate,
+                    duration,
+                    32,
+                    seq -> q.engine.push(PushRequest.of(
+                            TOPIC, body, 4_000 + ThreadLocalRandom.current().nextInt(1_000))));
+            long pushed = load.get("pushed").longValue();
+            if (handOvers.await(pushed, Duration.ofSeconds(35)) < 0) {
+                throw new IllegalStateException((pushed - handOvers.count()) + " of " + pushed
+                        + " jobs were not handed over within 30 s" + " of their due time");
+            }
+            return Figures.lateness(handOvers.lateness(), handOvers.early(), load)
+                    .with("horizonMs", TIER_LATENESS_HORIZON.toMillis());
+        }
+    }
+
+    /** Short enough that every job of the tier lateness run is far when pushed (delays are 4-5 s). */
+    private static final Duration TIER_LATENESS_HORIZON = Duration.ofSeconds(2);
+
+    @Override
+    public RunResult tierMemory(int jobs) throws Exception {
+        long before = benchRedis.usedMemory();
+        String keys;
+        long loadStart = System.nanoTime();
+        try (Queue q = new Queue(true, HandOvers.counting())) {
+            keys = q.keysGlob();
+            long inSevenDays = System.currentTimeMillis() + Duration.ofDays(7).toMillis();
+            AtomicInteger left = new AtomicInteger(jobs);
+            Parallel.run(options.batchThreads(), "bench-load", () -> {
+                List<PushRequest> batch = new ArrayList<>(options.batchSize());
+                while (true) {
+                    int taken = take(left, options.batchSize());
+                    if (taken == 0) {
+                        return;
+                    }
+                    batch.clear();
+                    for (int i = 0; i < taken; i++) {
+                        long dueAt = inSevenDays
+                                + ThreadLocalRandom.current()
+                                        .nextLong(Duration.ofHours(1).toMillis());
+                        batch.add(new PushRequest(null, TOPIC, null, null, body, null, dueAt, null, null, null, null));
+                    }
+                    q.engine.pushBatch(batch);
+                }
+            });
+            double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
+            q.closeEngine();
+            long after = benchRedis.usedMemory();
+            long ofKeys = benchRedis.memoryOfKeys(keys);
+            return RunResult.of("bytesPerJob", (double) (after - before) / jobs)
+                    .with("usedMemoryBefore", before)
+                    .with("usedMemoryAfter", after)
+                    .with("memoryUsageOfKeysPerJob", (double) ofKeys / jobs)
+                    .with("keys", benchRedis.keys(keys).size())
+                    .with("jobs", jobs)
+                    .with("loadSeconds", loadSeconds)
+                    .with("journal", "sync, tiers on (default 1 h horizon)");
+        }
+    }
+
+    @Override
     public void close() throws Exception {
         database.close();
     }
@@ -252,7 +333,10 @@ final class InProcessTarget implements BenchTarget {
                             .build());
             if (journaled) {
                 journal = new MyBatisJournal(
-                        database.sessions(), defaults.getJournal().toSettings(), Clock.systemUTC());
+                        database.sessions(),
+                        defaults.getJournal().toSettings(),
+                        defaults.getShards(),
+                        Clock.systemUTC());
             } else {
                 journal = Journal.NONE;
             }

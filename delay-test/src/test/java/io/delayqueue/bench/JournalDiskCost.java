@@ -37,8 +37,8 @@ public final class JournalDiskCost {
         try (BenchDatabase db = BenchDatabase.create();
                 JedisPooled redis = new JedisPooled(BenchRedis.HOST, BenchRedis.PORT)) {
             db.migrate();
-            MyBatisJournal journal =
-                    new MyBatisJournal(db.sessions(), defaults.getJournal().toSettings(), Clock.systemUTC());
+            MyBatisJournal journal = new MyBatisJournal(
+                    db.sessions(), defaults.getJournal().toSettings(), defaults.getShards(), Clock.systemUTC());
             EngineConfig config = defaults.toEngineConfig().toBuilder()
                     .redisPrefix(prefix)
                     .defaultDispatcher(CountingDispatcher.NAME)

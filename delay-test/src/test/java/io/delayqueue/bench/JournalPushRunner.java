@@ -93,6 +93,7 @@ public final class JournalPushRunner {
                         sessions(dataSource),
                         new MyBatisJournal.Settings(
                                 mode, Duration.ofMillis(200), 10_000, Duration.ofSeconds(30), 2_000_000, WRITERS),
+                        EngineConfig.DEFAULT_SHARDS,
                         Clock.systemUTC());
             }
             EngineConfig config = EngineConfig.builder().redisPrefix(prefix).build();

@@ -47,7 +47,9 @@ import redis.clients.jedis.Jedis;
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.dispatch.topics." + RestoreTest.PULL + "=pull",
             // the reconciler would heal the wiped Redis by itself; here only explicit restores may
-            "delay.journal.reconcile-grace=10m"
+            "delay.journal.reconcile-grace=10m",
+            // and so would the tier loader, which reloads the horizon when Redis lost its watermark
+            "delay.tier.horizon=0"
         })
 @Import(RecordingDispatcherConfig.class)
 @DirtiesContext

@@ -89,6 +89,10 @@ public final class DelayQueueEngine implements AutoCloseable {
     private ScheduledExecutorService reconcileTimer;
     private final JournalPurger purger;
     private ScheduledExecutorService purgeTimer;
+    /** Loads far jobs from the journal ahead of time; {@code null} when every job is kept in Redis. */
+    private final TierLoader tierLoader;
+    /** Guards the taking of each shard's owner epoch (its scanner and the tier loader both carry it). */
+    private final Object[] fenceLocks;
 
     public DelayQueueEngine(
             EngineConfig config,
@@ -154,7 +158,8 @@ public final class DelayQueueEngine implements AutoCloseable {
                 config.restorePageSize(),
                 config.shards(),
                 this::onScheduled,
-                new CurrentListener());
+                new CurrentListener(),
+                this::readmit);
         this.purger = new JournalPurger(
                 journal,
                 coordinator,
@@ -166,6 +171,34 @@ public final class DelayQueueEngine implements AutoCloseable {
                 System::nanoTime,
                 new CurrentListener());
         this.fences = new AtomicReferenceArray<>(config.shards());
+        this.fenceLocks = new Object[config.shards()];
+        for (int s = 0; s < fenceLocks.length; s++) {
+            fenceLocks[s] = new Object();
+        }
+        // far jobs are journaled only: that needs a push answered once its row is committed (the admit after the
+        // commit is what closes the race with the loader), so only the sync journal tiers
+        this.tierLoader = config.tierHorizon().isZero() || journal.mode() != JournalMode.SYNC
+                ? null
+                : new TierLoader(
+                        journal,
+                        store,
+                        coordinator,
+                        clock,
+                        config.tierHorizon().toMillis(),
+                        config.restorePageSize(),
+                        config.shards(),
+                        new TierLoader.Fences() {
+                            @Override
+                            public long epochFor(int shard) {
+                                return DelayQueueEngine.this.epochFor(shard);
+                            }
+
+                            @Override
+                            public void stale(int shard) {
+                                fences.set(shard, null);
+                            }
+                        },
+                        this::onScheduled);
         this.scanners = new ShardScanner[config.shards()];
         for (int s = 0; s < scanners.length; s++) {
             scanners[s] = new ShardScanner(
@@ -244,12 +277,24 @@ public final class DelayQueueEngine implements AutoCloseable {
                 pipeline.lanes().perDispatcher(),
                 pipeline.lanes().perTopic());
         wakeUps.start(new RemoteWakeUps());
-        coordinator.start(this::wakeAllScanners);
+        coordinator.start(this::ownershipChanged);
         for (ShardScanner scanner : scanners) {
             Thread t = new Thread(scanner, "delay-scanner-" + scannerThreads.size());
             t.setDaemon(true);
             scannerThreads.add(t);
             t.start();
+        }
+        if (tierLoader != null) {
+            log.info(
+                    "tiers: jobs due beyond {} ms live in the journal and are loaded every {} ms",
+                    tierLoader.horizonMs(),
+                    tierLoader.sleepMs());
+            Thread loader = new Thread(tierLoader, "delay-tier-loader");
+            loader.setDaemon(true);
+            loader.start();
+            Thread backfill = new Thread(tierLoader::assignMissingShards, "delay-tier-backfill");
+            backfill.setDaemon(true);
+            backfill.start();
         }
         if (journal.mode() != JournalMode.OFF) {
             reconcileTimer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -295,6 +340,21 @@ public final class DelayQueueEngine implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("reconciler pass failed: {}", e.toString());
         }
+    }
+
+    /**
+     * One tier-loader pass by hand over the owned shards: far jobs now within the horizon are loaded from the
+     * journal (a started engine does this itself). For tests with a manual clock.
+     *
+     * @return jobs loaded
+     */
+    public int loadTierNow() {
+        return tierLoader == null ? 0 : tierLoader.loadOwnedShards();
+    }
+
+    /** Whether far jobs are kept in the journal only: a horizon, and a sync journal. */
+    public boolean tiered() {
+        return tierLoader != null;
     }
 
     /** One reconciler pass by hand (a started engine runs them every reconcile interval). */
@@ -434,7 +494,16 @@ public final class DelayQueueEngine implements AutoCloseable {
                 }
             }
         }
-        Map<String, Boolean> storedById = storeAll(List.copyOf(toStore.values()));
+        // far jobs (due beyond the horizon) stay in the journal; each is admitted to Redis only if its shard's
+        // loader may have read past its row already (see TierLoader)
+        long farAfter = tierLoader == null ? Long.MAX_VALUE : clock.millis() + tierLoader.horizonMs();
+        List<Job> near = new ArrayList<>(toStore.size());
+        List<Job> far = new ArrayList<>();
+        for (Job job : toStore.values()) {
+            (job.executeAt() > farAfter ? far : near).add(job);
+        }
+        Map<String, Boolean> storedById = storeAll(near);
+        storedById.putAll(admitAll(far));
         boolean durableWithoutRedis = journal.mode() != JournalMode.OFF;
         for (String id : newIds) {
             if (durableWithoutRedis || storedById.containsKey(id)) {
@@ -508,6 +577,47 @@ public final class DelayQueueEngine implements AutoCloseable {
             }
         }
         return byId;
+    }
+
+    /**
+     * Admits far jobs whose rows are committed (see {@link TierLoader}); by id {@code true} for each the store took
+     * or left to the loader (durable and scheduled either way), absent where its shard failed.
+     */
+    private Map<String, Boolean> admitAll(List<Job> jobs) {
+        Map<String, Boolean> byId = new HashMap<>();
+        if (jobs.isEmpty()) {
+            return byId;
+        }
+        List<JobStore.Admission> admitted;
+        try {
+            admitted = store.admit(jobs);
+        } catch (DelayQueueException e) {
+            log.warn("Redis could not admit any of {} far jobs: {}", jobs.size(), e.getMessage());
+            return byId;
+        }
+        for (int i = 0; i < jobs.size(); i++) {
+            JobStore.Admission a = admitted.get(i);
+            if (a != null) {
+                byId.put(jobs.get(i).id(), true);
+                if (a == JobStore.Admission.ADMITTED) {
+                    onScheduled(jobs.get(i));
+                }
+            }
+        }
+        return byId;
+    }
+
+    /**
+     * A job only the journal holds whose delete was undone (its tombstone removed): the tier loader skipped it
+     * while the tombstone stood, so it is admitted as a far push is (into Redis if within its shard's load
+     * intent, else left to the loader). Best effort: the reconciler restores it once overdue otherwise.
+     */
+    private void readmit(Job journaled) {
+        if (tierLoader != null
+                && journaled.status() != JobStatus.DEAD
+                && !journaled.status().isFinal()) {
+            admitAll(List.of(JournalRestorer.restorable(journaled)));
+        }
     }
 
     /** A job landed in the store (pushed or restored). */
@@ -619,6 +729,7 @@ public final class DelayQueueEngine implements AutoCloseable {
         requireId(id);
         long now = clock.millis();
         Outcome outcome = store.beginDelete(id, now, null);
+        Job journalOnly = null;
         if (outcome.result() == Outcome.Result.NOT_FOUND && journal.mode() != JournalMode.OFF) {
             Optional<Job> journaled = journal.find(id);
             if (journaled.isPresent()) {
@@ -626,11 +737,22 @@ public final class DelayQueueEngine implements AutoCloseable {
                 if (status != JobStatus.DELAY && status != JobStatus.READY) {
                     throw deleteConflict(id, status);
                 }
-                outcome = store.beginDelete(id, now, journaled.get());
+                journalOnly = journaled.get();
+                outcome = store.beginDelete(id, now, journalOnly);
             }
         }
         switch (outcome.result()) {
-            case APPLIED -> commitDeletes(JobIds.shardOf(id, config.shards()), List.of(id), now, "delete");
+            case APPLIED -> {
+                try {
+                    commitDeletes(JobIds.shardOf(id, config.shards()), List.of(id), now, "delete");
+                } catch (DelayQueueException.Unavailable refused) {
+                    // undone: the job is live again, and without its tombstone the tier loader may have passed it
+                    if (journalOnly != null) {
+                        readmit(journalOnly);
+                    }
+                    throw refused;
+                }
+            }
             case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);
             case CONFLICT -> {
                 if (outcome.status() != JobStatus.DELETED) {
@@ -736,16 +858,32 @@ public final class DelayQueueEngine implements AutoCloseable {
                 : "the delete of " + ids.size() + " jobs may or may not have been committed";
     }
 
-    /** The job as Redis has it, else as the journal last saw it (a finished job past its retention). */
+    /**
+     * The job as Redis has it, else as the journal last saw it (a far job in the journal tier, or a finished job
+     * past its retention).
+     */
     public Job get(String id) {
-        requireId(id);
-        return store.find(id).or(() -> journal.find(id)).orElseThrow(() -> new DelayQueueException.JobNotFound(id));
+        return locate(id).job();
     }
 
-    /** The job and its journaled transitions, oldest first (empty without a journal). */
+    /** The job and where it was found. */
+    private record Located(Job job, String tier) {}
+
+    private Located locate(String id) {
+        requireId(id);
+        Optional<Job> inRedis = store.find(id);
+        if (inRedis.isPresent()) {
+            return new Located(inRedis.get(), JobDetails.REDIS);
+        }
+        return journal.find(id)
+                .map(j -> new Located(j, JobDetails.JOURNAL))
+                .orElseThrow(() -> new DelayQueueException.JobNotFound(id));
+    }
+
+    /** The job, the tier it was found in, and its journaled transitions, oldest first (empty without a journal). */
     public JobDetails details(String id) {
-        Job job = get(id);
-        return new JobDetails(job, journal.history(id));
+        Located located = locate(id);
+        return new JobDetails(located.job(), located.tier(), journal.history(id));
     }
 
     // ---- restore ----
@@ -757,7 +895,9 @@ public final class DelayQueueEngine implements AutoCloseable {
     public RestoreReport restore(boolean expire) {
         ensureOpen();
         requireJournal();
-        return restorer.restoreAll(expire, "restore (expire=" + expire + ")");
+        // far jobs stay in the journal tier: their shards' loaders bring them in ahead of time
+        long dueAtMost = tierLoader == null ? Long.MAX_VALUE : clock.millis() + tierLoader.horizonMs();
+        return restorer.restoreAll(expire, dueAtMost, "restore (expire=" + expire + ")");
     }
 
     /** Restores one job from the journal if Redis lacks it. */
@@ -768,6 +908,12 @@ public final class DelayQueueEngine implements AutoCloseable {
         Job job = journal.find(id).orElseThrow(() -> new DelayQueueException.JobNotFound(id));
         if (job.status().isFinal() && job.status() != JobStatus.DEAD) {
             throw new DelayQueueException.StateConflict(id, job.status(), "a final job is not restored");
+        }
+        if (tierLoader != null
+                && job.status() == JobStatus.DELAY
+                && job.executeAt() > clock.millis() + tierLoader.horizonMs()
+                && store.find(id).isEmpty()) {
+            return new RestoreReport(1, 0, 0, 0, 1);
         }
         long restored = restorer.restore(List.of(job), "restoreJob");
         return new RestoreReport(1, restored, 1 - restored, 0);
@@ -825,12 +971,12 @@ public final class DelayQueueEngine implements AutoCloseable {
                 }
                 Job last = page.get(page.size() - 1);
                 cursor = new JobCursor(last.executeAt(), last.id());
-                Map<String, JobStatus> inRedis =
-                        store.statuses(page.stream().map(Job::id).toList());
                 Map<Integer, List<String>> begunByShard = new TreeMap<>();
                 for (Job job : page) {
-                    if (!inRedis.containsKey(job.id())
-                            && store.beginDelete(job.id(), now, job).applied()) {
+                    // every row, not only those Redis lacks: a far job the tier loader brought in after this
+                    // clearAll went over Redis is deleted here (begun as any delete); one Redis lacks gets a
+                    // tombstone, which keeps the loader from bringing it in later
+                    if (store.beginDelete(job.id(), now, job).applied()) {
                         begunByShard
                                 .computeIfAbsent(JobIds.shardOf(job.id(), config.shards()), k -> new ArrayList<>())
                                 .add(job.id());
@@ -864,11 +1010,23 @@ public final class DelayQueueEngine implements AutoCloseable {
             st.byStatus().forEach((k, v) -> byStatus.merge(k, v, Long::sum));
             st.readyByTopic().forEach((k, v) -> readyByTopic.merge(k, v, Long::sum));
         }
+        TierStats tiers;
+        if (tierLoader == null) {
+            tiers = new TierStats(0, byStatus.getOrDefault(JobStatus.DELAY, 0L), 0L, null);
+        } else {
+            TierLoader.Count count = tierLoader.journalTier();
+            tiers = new TierStats(
+                    tierLoader.horizonMs(),
+                    byStatus.getOrDefault(JobStatus.DELAY, 0L),
+                    count == null ? null : count.jobs(),
+                    count == null ? null : count.countedAt());
+        }
         return new EngineStats(
                 coordinator.role(),
                 byStatus,
                 readyByTopic,
                 shards,
+                tiers,
                 lateness.snapshot(clock.millis()),
                 pipeline.dispatched(),
                 pipeline.failed(),
@@ -976,14 +1134,22 @@ public final class DelayQueueEngine implements AutoCloseable {
         if (fence != null && fence.term().equals(term)) {
             return fence.epoch();
         }
-        long epoch = store.takeEpoch(shard);
-        if (!coordinator.confirmTerm(shard, term)) {
-            log.warn("shard {}: ownership ended while taking an owner epoch; not moving its jobs", shard);
-            return -1;
+        // one take per term: the scanner and the tier loader of a shard must not take two epochs and refuse
+        // each other's
+        synchronized (fenceLocks[shard]) {
+            fence = fences.get(shard);
+            if (fence != null && fence.term().equals(term)) {
+                return fence.epoch();
+            }
+            long epoch = store.takeEpoch(shard);
+            if (!coordinator.confirmTerm(shard, term)) {
+                log.warn("shard {}: ownership ended while taking an owner epoch; not moving its jobs", shard);
+                return -1;
+            }
+            fences.set(shard, new Fence(term, epoch));
+            log.info("shard {}: owner epoch {}", shard, epoch);
+            return epoch;
         }
-        fences.set(shard, new Fence(term, epoch));
-        log.info("shard {}: owner epoch {}", shard, epoch);
-        return epoch;
     }
 
     /**
@@ -1097,6 +1263,13 @@ public final class DelayQueueEngine implements AutoCloseable {
         }
     }
 
+    private void ownershipChanged() {
+        wakeAllScanners();
+        if (tierLoader != null) {
+            tierLoader.wakeNow();
+        }
+    }
+
     private void wakeAllScanners() {
         for (ShardScanner scanner : scanners) {
             scanner.wakeNow();
@@ -1168,6 +1341,9 @@ public final class DelayQueueEngine implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (tierLoader != null) {
+            tierLoader.stop();
         }
         // the scanners stopped: the other instances may take the shards while the sends in flight finish (they
         // leave those jobs alone until their reservations expire)

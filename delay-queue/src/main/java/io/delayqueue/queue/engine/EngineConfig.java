@@ -37,7 +37,8 @@ public record EngineConfig(
         Duration journalRetention,
         int purgeBatchSize,
         Duration purgeInterval,
-        Duration purgePause) {
+        Duration purgePause,
+        Duration tierHorizon) {
 
     public static final int DEFAULT_SHARDS = 8;
     public static final String DEFAULT_REDIS_PREFIX = "dq";
@@ -102,6 +103,12 @@ public record EngineConfig(
      * that is longer (a loaded database makes batches slow).
      */
     public static final Duration DEFAULT_PURGE_PAUSE = Duration.ofMillis(50);
+    /**
+     * Jobs due further ahead than this are kept in the journal only and loaded into Redis ahead of their due time
+     * by their shard's owner ({@code 0}: every job in Redis). An hour keeps Redis at an hour of arrivals while the
+     * loader reads each shard's journal rows ahead of time, in pages, every quarter of the horizon (at most 10 s).
+     */
+    public static final Duration DEFAULT_TIER_HORIZON = Duration.ofHours(1);
 
     public EngineConfig {
         retryBackoff = List.copyOf(retryBackoff);
@@ -168,6 +175,7 @@ public record EngineConfig(
         b.purgeBatchSize = purgeBatchSize;
         b.purgeInterval = purgeInterval;
         b.purgePause = purgePause;
+        b.tierHorizon = tierHorizon;
         return b;
     }
 
@@ -201,6 +209,7 @@ public record EngineConfig(
         private int purgeBatchSize = DEFAULT_PURGE_BATCH_SIZE;
         private Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
         private Duration purgePause = DEFAULT_PURGE_PAUSE;
+        private Duration tierHorizon = DEFAULT_TIER_HORIZON;
 
         private Builder() {}
 
@@ -344,6 +353,11 @@ public record EngineConfig(
             return this;
         }
 
+        public Builder tierHorizon(Duration v) {
+            tierHorizon = v;
+            return this;
+        }
+
         public EngineConfig build() {
             require(shards >= 1 && shards <= 1024, "shards must be between 1 and 1024");
             require(redisPrefix != null && !redisPrefix.isBlank(), "redis prefix must not be empty");
@@ -385,6 +399,7 @@ public record EngineConfig(
                     "delay.journal.purge-batch-size must be between 1 and 10000");
             requirePositive(purgeInterval, "delay.journal.purge-interval");
             require(purgePause != null && !purgePause.isNegative(), "delay.journal.purge-pause must not be negative");
+            require(tierHorizon != null && !tierHorizon.isNegative(), "tier horizon must not be negative (0: off)");
             topicRetries.forEach((topic, retry) -> {
                 String what = "retry of topic " + topic + ": ";
                 require(retry != null, what + "must not be empty");
@@ -428,7 +443,8 @@ public record EngineConfig(
                     journalRetention,
                     purgeBatchSize,
                     purgeInterval,
-                    purgePause);
+                    purgePause,
+                    tierHorizon);
         }
 
         private static void requirePositive(Duration d, String what) {

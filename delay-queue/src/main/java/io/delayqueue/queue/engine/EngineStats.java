@@ -10,6 +10,7 @@ import java.util.Map;
  *
  * @param byStatus jobs in the store per status, over every shard
  * @param readyByTopic ready-list lengths per topic, over every shard
+ * @param tiers pending jobs in Redis and in the journal tier
  * @param lateness how late jobs were handed over in the last minute
  * @param dispatched sends confirmed since start
  * @param dispatchFailures sends failed since start
@@ -23,6 +24,7 @@ public record EngineStats(
         Map<JobStatus, Long> byStatus,
         Map<String, Long> readyByTopic,
         List<ShardStats> shards,
+        TierStats tiers,
         LatenessRecorder.Snapshot lateness,
         long dispatched,
         long dispatchFailures,

@@ -4,5 +4,14 @@ import io.delayqueue.common.Job;
 import io.delayqueue.queue.journal.JournalEntry;
 import java.util.List;
 
-/** A job with its status and transition history, for {@code GET /jobs/{id}}. */
-public record JobDetails(Job job, List<JournalEntry> history) {}
+/**
+ * A job with its status and transition history, for {@code GET /jobs/{id}}.
+ *
+ * @param tier where the job was found: {@value #REDIS} (the job as Redis holds it), or {@value #JOURNAL} (only
+ *     the journal holds it: a far job not loaded yet, which its shard's owner loads ahead of its due time, or a
+ *     final job Redis no longer keeps)
+ */
+public record JobDetails(Job job, String tier, List<JournalEntry> history) {
+    public static final String REDIS = "redis";
+    public static final String JOURNAL = "journal";
+}

@@ -39,13 +39,17 @@ final class JournalRestorer {
         this.onRestored = onRestored;
     }
 
-    /** Restores every non-final job missing from Redis; {@code expire=false} skips those already due. */
-    RestoreReport restoreAll(boolean expire, String detail) {
+    /**
+     * Restores every non-final job due at or before {@code dueAtMost} that is missing from Redis; {@code
+     * expire=false} skips those already due.
+     */
+    RestoreReport restoreAll(boolean expire, long dueAtMost, String detail) {
         RestoreReport total = new RestoreReport(0, 0, 0, 0);
         for (JobStatus status : RESTORABLE) {
             JobCursor cursor = JobCursor.START;
             while (true) {
-                List<Job> page = journal.page(status, cursor, Long.MAX_VALUE, pageSize);
+                List<Job> page = journal.page(
+                        status, cursor, dueAtMost == Long.MAX_VALUE ? Long.MAX_VALUE : dueAtMost + 1, pageSize);
                 if (page.isEmpty()) {
                     break;
                 }

@@ -12,10 +12,13 @@ import io.delayqueue.queue.store.JobStore;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +46,8 @@ final class Reconciler {
     private final int shards;
     /** A job of a shard is due again (a delete undone): wakes its scanner. */
     private final BiConsumer<Integer, Long> onScheduled;
+    /** A job only the journal holds had its delete (a tombstone) undone: admits it again (see the tier loader). */
+    private final Consumer<Job> readmit;
     /** Hears the deletes a pass confirms. */
     private final EngineListener listener;
 
@@ -58,7 +63,8 @@ final class Reconciler {
             int pageSize,
             int shards,
             BiConsumer<Integer, Long> onScheduled,
-            EngineListener listener) {
+            EngineListener listener,
+            Consumer<Job> readmit) {
         this.journal = journal;
         this.store = store;
         this.coordinator = coordinator;
@@ -69,6 +75,7 @@ final class Reconciler {
         this.shards = shards;
         this.onScheduled = onScheduled;
         this.listener = listener;
+        this.readmit = readmit;
         WATCHED.forEach(s -> cursors.put(s, JobCursor.START));
     }
 
@@ -142,14 +149,16 @@ final class Reconciler {
             }
             List<String> confirm = new ArrayList<>();
             List<String> undo = new ArrayList<>();
+            Map<String, Job> journaled = new HashMap<>();
             // A delete in progress holds its pending state while its commit runs, at most the commit timeout;
             // only one older than that and the grace was left behind (a crash, an unknown outcome). Settling a
             // live one would race its own confirmation.
             long begunBefore = now - graceMs - journal.commitTimeout().toMillis();
             for (String id : store.pendingDeletes(s, begunBefore, pageSize)) {
-                boolean deletedInJournal = journal.find(id)
-                        .map(j -> j.status() == JobStatus.DELETED)
-                        .orElse(false);
+                Optional<Job> found = journal.find(id);
+                found.ifPresent(j -> journaled.put(id, j));
+                boolean deletedInJournal =
+                        found.map(j -> j.status() == JobStatus.DELETED).orElse(false);
                 (deletedInJournal ? confirm : undo).add(id);
             }
             List<String> confirmed = store.confirmDeletes(s, confirm, now);
@@ -160,6 +169,8 @@ final class Reconciler {
             undone.forEach((id, dueAt) -> {
                 if (dueAt != null) {
                     onScheduled.accept(shard, dueAt);
+                } else if (journaled.containsKey(id)) {
+                    readmit.accept(journaled.get(id));
                 }
             });
             settled += undone.size();

@@ -7,13 +7,20 @@ package io.delayqueue.queue.engine;
  * @param restored jobs put back into Redis
  * @param alreadyPresent jobs Redis still held (left untouched)
  * @param skippedExpired jobs whose due time had passed, skipped because {@code expire=false}
+ * @param inJournalTier far jobs left in the journal tier: their shard's owner loads them into Redis ahead of
+ *     their due time
  */
-public record RestoreReport(long scanned, long restored, long alreadyPresent, long skippedExpired) {
+public record RestoreReport(long scanned, long restored, long alreadyPresent, long skippedExpired, long inJournalTier) {
+    public RestoreReport(long scanned, long restored, long alreadyPresent, long skippedExpired) {
+        this(scanned, restored, alreadyPresent, skippedExpired, 0);
+    }
+
     RestoreReport plus(RestoreReport o) {
         return new RestoreReport(
                 scanned + o.scanned,
                 restored + o.restored,
                 alreadyPresent + o.alreadyPresent,
-                skippedExpired + o.skippedExpired);
+                skippedExpired + o.skippedExpired,
+                inJournalTier + o.inJournalTier);
     }
 }

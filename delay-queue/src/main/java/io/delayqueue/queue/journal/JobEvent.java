@@ -13,5 +13,10 @@ public enum JobEvent {
     DEFERRED,
     DEAD,
     RESTORED,
-    REQUEUED
+    REQUEUED,
+    /**
+     * Loaded from the journal tier into Redis ahead of its due time by its shard's owner (a far job, or a {@code
+     * DELAY} job again after Redis lost its data). The job stays {@code DELAY}: the row is left as it is.
+     */
+    LOADED
 }

@@ -47,6 +47,16 @@ public interface Journal extends AutoCloseable {
         }
 
         @Override
+        public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+            return List.of();
+        }
+
+        @Override
+        public long countDelayedDueAfter(long dueAfter) {
+            return 0;
+        }
+
+        @Override
         public JournalMode mode() {
             return JournalMode.OFF;
         }
@@ -138,6 +148,30 @@ public interface Journal extends AutoCloseable {
      */
     default PurgedRows purgeFinished(long updatedBefore, int limit) {
         return PurgedRows.NONE;
+    }
+
+    /**
+     * The {@code DELAY} jobs of one shard due at or before {@code dueAtMost}, ordered by (due time, id), strictly
+     * after {@code after}: one page of the tier loader's keyset walk over the {@code (shard, status, due_at, id)}
+     * index. Reads only rows committed when the query began.
+     */
+    List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit);
+
+    /**
+     * How many jobs are {@code DELAY} with a due time after {@code dueAfter}: the journal tier's size when
+     * {@code dueAfter} is the horizon. A range count over the {@code (status, due_at)} index, which takes time
+     * on a large table: callers cache it, off any request path.
+     */
+    long countDelayedDueAfter(long dueAfter);
+
+    /**
+     * Fills in the shard of up to {@code limit} rows written before the journal recorded shards (a bounded
+     * batch; rows of other writers meanwhile are left as they are); idempotent.
+     *
+     * @return rows that lacked a shard when the batch was read (fewer than {@code limit}: none left)
+     */
+    default int assignMissingShards(int limit) {
+        return 0;
     }
 
     JournalMode mode();

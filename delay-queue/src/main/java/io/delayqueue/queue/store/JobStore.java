@@ -2,6 +2,7 @@ package io.delayqueue.queue.store;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobCursor;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -202,6 +203,63 @@ public interface JobStore extends AutoCloseable {
 
     /** Counts of one shard. */
     ShardStats stats(int shard);
+
+    // ---- tiers: jobs due beyond the horizon live in the journal only, and are loaded ahead of time ----
+
+    /**
+     * Raises the load intent of {@code shard} to {@code intent} (never lowers it): the shard's owner promises to
+     * load every job of the shard due up to it, and only then reads the journal. Fenced as {@link #moveDue}.
+     *
+     * @return the intent now (at least {@code intent}) and how far the shard is loaded
+     * @throws StaleEpochException when another instance took the shard over
+     */
+    TierMark raiseTierIntent(int shard, long intent, long epoch);
+
+    /**
+     * The tier watermark of a shard.
+     *
+     * @param intent the highest load intent raised (epoch ms; 0: none since Redis lost its data)
+     * @param loaded every {@code DELAY} job of the shard up to this (due time, id) is in the store or was; {@code
+     *     null}: nothing loaded yet, the loader starts from the first job
+     */
+    record TierMark(long intent, JobCursor loaded) {}
+
+    /**
+     * Loads a page of journaled {@code DELAY} jobs of {@code shard} (in (due time, id) order): each beyond the
+     * loaded cursor and absent from the store in any state (a tombstone, a deleted or finished job not yet purged
+     * all keep it out) is added as {@link #push} adds it; then the cursor moves to {@code loadedTo} (never back).
+     * A page read at {@code readAt} more than {@code maxAgeMs} before {@code now} is refused whole. Fenced as
+     * {@link #moveDue}.
+     *
+     * @throws StaleEpochException when another instance took the shard over
+     */
+    TierLoad loadTier(int shard, List<Job> page, JobCursor loadedTo, long readAt, long now, long maxAgeMs, long epoch);
+
+    /**
+     * What {@link #loadTier} did.
+     *
+     * @param stale the page was too old and nothing was done
+     * @param loaded ids of the jobs added to the store
+     * @param earliestDue the earliest due time among them ({@code Long.MAX_VALUE}: none)
+     */
+    record TierLoad(boolean stale, List<String> loaded, long earliestDue) {}
+
+    /**
+     * Adds far jobs whose rows were just committed, each only if its due time is within its shard's load intent
+     * (else the shard's loader will load it) and the store lacks its id. Results in the order of {@code jobs},
+     * {@code null} where the shard's call failed; throws when every shard failed.
+     */
+    List<Admission> admit(List<Job> jobs);
+
+    /** What {@link #admit} did with one job. */
+    enum Admission {
+        /** added to the store */
+        ADMITTED,
+        /** the store holds the id already (loaded meanwhile, or deleted) */
+        PRESENT,
+        /** beyond the load intent: the shard's loader loads it ahead of its due time */
+        LEFT_TO_LOADER
+    }
 
     @Override
     void close();

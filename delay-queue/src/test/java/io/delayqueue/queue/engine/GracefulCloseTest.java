@@ -154,6 +154,7 @@ class GracefulCloseTest {
                 db.sessions(),
                 new MyBatisJournal.Settings(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 1),
+                EngineConfig.DEFAULT_SHARDS,
                 Clock.systemUTC());
         toClose.add(journal);
         return journal;

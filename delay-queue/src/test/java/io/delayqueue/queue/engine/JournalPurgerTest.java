@@ -212,6 +212,16 @@ class JournalPurgerTest {
         }
 
         @Override
+        public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+            return List.of();
+        }
+
+        @Override
+        public long countDelayedDueAfter(long dueAfter) {
+            return 0;
+        }
+
+        @Override
         public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
             return List.of();
         }

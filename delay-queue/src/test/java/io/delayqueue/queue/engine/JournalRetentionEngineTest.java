@@ -47,6 +47,7 @@ class JournalRetentionEngineTest {
                 db.sessions(),
                 new MyBatisJournal.Settings(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
+                4,
                 clock);
         EngineConfig config = EngineConfig.builder()
                 .shards(4)

@@ -44,6 +44,7 @@ class JournaledPushTest {
                 db.sessions(),
                 new MyBatisJournal.Settings(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
+                4,
                 new ManualClock(T0));
         EngineConfig config = EngineConfig.builder()
                 .shards(4)

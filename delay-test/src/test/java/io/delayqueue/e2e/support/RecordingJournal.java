@@ -59,6 +59,16 @@ public final class RecordingJournal implements Journal {
 
     /** Lagged writes, as far as the engine is concerned: nothing here is durable. */
     @Override
+    public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+        return List.of();
+    }
+
+    @Override
+    public long countDelayedDueAfter(long dueAfter) {
+        return 0;
+    }
+
+    @Override
     public JournalMode mode() {
         return JournalMode.ASYNC;
     }

@@ -70,4 +70,24 @@ public interface JournalMapper {
     @Delete("<script>DELETE FROM delay_queue_job_log WHERE job_id IN"
             + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach></script>")
     int deleteLogRows(@Param("ids") Collection<String> ids);
+    /** The tier loader's page: rows strictly after the cursor, over the {@code (shard, status, due_at, id)} index. */
+    @Select("SELECT " + JOB_COLUMNS + " FROM delay_queue_job WHERE shard = #{shard} AND status = 'DELAY'"
+            + " AND due_at <= #{upTo} AND (due_at > #{afterDue} OR (due_at = #{afterDue} AND id > #{afterId}))"
+            + " ORDER BY due_at, id LIMIT #{limit}")
+    List<JobRow> delayedOfShard(
+            @Param("shard") int shard,
+            @Param("afterDue") long afterDue,
+            @Param("afterId") String afterId,
+            @Param("upTo") long upTo,
+            @Param("limit") int limit);
+
+    @Select("SELECT COUNT(*) FROM delay_queue_job WHERE status = 'DELAY' AND due_at > #{after}")
+    long countDelayedDueAfter(@Param("after") long after);
+
+    @Select("SELECT id FROM delay_queue_job WHERE shard IS NULL LIMIT #{limit}")
+    List<String> idsWithoutShard(@Param("limit") int limit);
+
+    @Update("<script>UPDATE delay_queue_job SET shard = #{shard} WHERE shard IS NULL AND id IN"
+            + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach></script>")
+    int assignShard(@Param("shard") int shard, @Param("ids") Collection<String> ids);
 }

@@ -80,6 +80,7 @@ public final class MyBatisJournal implements Journal {
     private static final int ROWS_PER_STATEMENT = 1000;
 
     private final SqlSessionFactory sessions;
+    private final int shards;
     private final JournalMode mode;
     private final Clock clock;
     private final long lagMs;
@@ -249,11 +250,16 @@ public final class MyBatisJournal implements Journal {
             int queueCapacity,
             int createWriters) {}
 
-    public MyBatisJournal(SqlSessionFactory sessions, Settings settings, Clock clock) {
+    /** @param shards the queue's shard count ({@code delay.shards}): each row records its job's shard */
+    public MyBatisJournal(SqlSessionFactory sessions, Settings settings, int shards, Clock clock) {
         if (settings.mode() == JournalMode.OFF) {
             throw new IllegalArgumentException("journal mode off needs no MyBatisJournal; use Journal.NONE");
         }
+        if (shards < 1) {
+            throw new IllegalArgumentException("shards must be at least 1");
+        }
         this.sessions = sessions;
+        this.shards = shards;
         this.mode = settings.mode();
         this.clock = clock;
         this.lagMs = settings.lag().toMillis();
@@ -880,13 +886,17 @@ public final class MyBatisJournal implements Journal {
                     for (Transition t : e.transitions()) {
                         logRows.add(new LogRow(
                                 t.jobId(), t.event(), t.from(), t.to(), t.at(), host, e.worker(), t.detail()));
-                        updates.merge(t.jobId(), update(t), MyBatisJournal::fold);
+                        if (t.event() != JobEvent.LOADED) {
+                            // a load changes nothing of the row (it was DELAY, and stays so); writing DELAY could
+                            // overwrite a transition of the job journaled just before it
+                            updates.merge(t.jobId(), update(t), MyBatisJournal::fold);
+                        }
                     }
                 }
                 // Rows in id order: concurrent writers then take their row locks in one order, which makes
                 // deadlocks between them rarer (the retry above handles the rest).
                 newJobs.sort(Comparator.comparing(Job::id));
-                RowInserts.insertJobs(session.getConnection(), newJobs);
+                RowInserts.insertJobs(session.getConnection(), newJobs, shards);
                 RowInserts.insertLogRows(session.getConnection(), logRows);
                 Map<String, List<String>> statusOnly = new LinkedHashMap<>();
                 for (JobUpdate u : updates.values()) {
@@ -986,8 +996,16 @@ public final class MyBatisJournal implements Journal {
         return new JobUpdate(t.jobId(), t.to().name(), t.attempts(), delta, t.dueAt());
     }
 
-    /** Two transitions of one job in one commit: the later wins, attempts add up unless one sets them. */
+    /**
+     * Two transitions of one job in one commit: the later wins, attempts add up unless one sets them; but a final
+     * state ({@code FINISHED}, {@code DELETED}) stays, as the update statements keep it against later commits. (A
+     * reconciler pass can restore a job and journal its {@code RESTORED} just after a delete of it committed: in
+     * one group the {@code RESTORED} came later and made a deleted job live again in the journal.)
+     */
     private static JobUpdate fold(JobUpdate earlier, JobUpdate later) {
+        if (isFinal(earlier.status())) {
+            return earlier;
+        }
         Integer attempts = later.attempts() != null
                 ? later.attempts()
                 : earlier.attempts() != null ? Integer.valueOf(earlier.attempts() + later.attemptsDelta()) : null;
@@ -996,6 +1014,11 @@ public final class MyBatisJournal implements Journal {
                 : earlier.attemptsDelta() + later.attemptsDelta();
         Long dueAt = later.dueAt() != null ? later.dueAt() : earlier.dueAt();
         return new JobUpdate(later.id(), later.status(), attempts, delta, dueAt);
+    }
+
+    private static boolean isFinal(String status) {
+        return JobStatus.FINISHED.name().equals(status)
+                || JobStatus.DELETED.name().equals(status);
     }
 
     private static <T> List<List<T>> chunksOf(List<T> items, int size) {
@@ -1068,6 +1091,41 @@ public final class MyBatisJournal implements Journal {
         } catch (RuntimeException e) {
             throw new DelayQueueException.Unavailable("the journal database is unavailable: " + rootMessage(e), e);
         }
+    }
+
+    @Override
+    public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+        return read(m -> m.delayedOfShard(shard, after.dueAt(), after.id(), dueAtMost, limit).stream()
+                .map(JobRow::toJob)
+                .toList());
+    }
+
+    @Override
+    public long countDelayedDueAfter(long dueAfter) {
+        return read(m -> m.countDelayedDueAfter(dueAfter));
+    }
+
+    /**
+     * Reads the ids of up to {@code limit} rows without a shard, then sets it per shard with {@code ... WHERE shard
+     * IS NULL AND id IN (...)} (auto-committed statements of at most {@link #ROWS_PER_STATEMENT} ids: short row
+     * locks, no long transaction beside the pushes). Two instances running it at once write the same values.
+     */
+    @Override
+    public int assignMissingShards(int limit) {
+        return read(m -> {
+            List<String> ids = m.idsWithoutShard(limit);
+            Map<Integer, List<String>> byShard = new TreeMap<>();
+            for (String id : ids) {
+                byShard.computeIfAbsent(io.delayqueue.common.JobIds.shardOf(id, shards), k -> new ArrayList<>())
+                        .add(id);
+            }
+            for (var entry : byShard.entrySet()) {
+                for (List<String> chunk : chunksOf(entry.getValue(), ROWS_PER_STATEMENT)) {
+                    m.assignShard(entry.getKey(), chunk);
+                }
+            }
+            return ids.size();
+        });
     }
 
     private <T> T read(java.util.function.Function<JournalMapper, T> query) {

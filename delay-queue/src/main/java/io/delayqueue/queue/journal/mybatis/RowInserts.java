@@ -1,6 +1,7 @@
 package io.delayqueue.queue.journal.mybatis;
 
 import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -17,15 +18,18 @@ import org.apache.ibatis.exceptions.PersistenceException;
  */
 final class RowInserts {
     static final String INSERT_JOB = "INSERT INTO delay_queue_job (id, topic, subtopic, biz_key, body, ttr,"
-            + " max_attempts, url, priority, status, attempts, due_at, create_time, update_time, version)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)";
+            + " max_attempts, url, priority, status, attempts, due_at, create_time, update_time, version, shard)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)";
     static final String INSERT_LOG_ROW = "INSERT INTO delay_queue_job_log (job_id, event, from_status, to_status,"
             + " event_time, host, worker, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 
     private RowInserts() {}
 
-    /** Inserts {@code jobs}; no IGNORE: an id that exists fails the group, which is written again. */
-    static void insertJobs(Connection connection, List<Job> jobs) {
+    /**
+     * Inserts {@code jobs}, each with its shard among {@code shards} (which the tier loader reads by); no IGNORE:
+     * an id that exists fails the group, which is written again.
+     */
+    static void insertJobs(Connection connection, List<Job> jobs, int shards) {
         insertAll(connection, INSERT_JOB, jobs, "jobs", (insert, job) -> {
             insert.setString(1, job.id());
             insert.setString(2, job.topic());
@@ -41,6 +45,7 @@ final class RowInserts {
             insert.setLong(12, job.executeAt());
             insert.setLong(13, job.createTime());
             insert.setLong(14, job.createTime());
+            insert.setInt(15, JobIds.shardOf(job.id(), shards));
         });
     }
 

@@ -4,6 +4,7 @@ import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.DueRouting;
@@ -58,6 +59,9 @@ public final class RedisJobStore implements JobStore {
     private final LuaScript undoDelete = LuaScript.load("undo_delete");
     private final LuaScript defer = LuaScript.load("defer");
     private final LuaScript requeueDead = LuaScript.load("requeue_dead");
+    private final LuaScript tierIntent = LuaScript.load("tier_intent");
+    private final LuaScript tierLoad = LuaScript.load("tier_load");
+    private final LuaScript tierAdmit = LuaScript.load("tier_admit");
 
     /**
      * @param retention how long a finished or deleted job stays readable (and its id taken) in Redis
@@ -78,7 +82,20 @@ public final class RedisJobStore implements JobStore {
     @Override
     public void setListener(StoreListener listener) {
         for (LuaScript script : List.of(
-                push, moveDue, reserve, finish, delete, retry, clear, confirmDelete, undoDelete, defer, requeueDead)) {
+                push,
+                moveDue,
+                reserve,
+                finish,
+                delete,
+                retry,
+                clear,
+                confirmDelete,
+                undoDelete,
+                defer,
+                requeueDead,
+                tierIntent,
+                tierLoad,
+                tierAdmit)) {
             script.setListener(listener);
         }
     }
@@ -456,6 +473,114 @@ public final class RedisJobStore implements JobStore {
             }
             return new ShardStats(shard, byStatus, bucket, ready);
         });
+    }
+
+    @Override
+    public TierMark raiseTierIntent(int shard, long intent, long epoch) {
+        Object result = call(() -> tierIntent.run(
+                redis,
+                List.of(keys.tier(shard), keys.epoch(shard)),
+                List.of(Long.toString(intent), Long.toString(epoch))));
+        if (result instanceof Long current) {
+            throw new StaleEpochException(shard, epoch, current);
+        }
+        List<?> reply = (List<?>) result;
+        return new TierMark(
+                parseScore((String) reply.get(0)), cursorOf(reply.size() > 1 ? (String) reply.get(1) : null));
+    }
+
+    private static JobCursor cursorOf(String loaded) {
+        if (loaded == null) {
+            return null;
+        }
+        int bar = loaded.indexOf('|');
+        return new JobCursor(Long.parseLong(loaded.substring(0, bar)), loaded.substring(bar + 1));
+    }
+
+    @Override
+    public TierLoad loadTier(
+            int shard, List<Job> page, JobCursor loadedTo, long readAt, long now, long maxAgeMs, long epoch) {
+        List<String> args = new ArrayList<>(7 + page.size() * 3);
+        args.add(keys.tag(shard));
+        args.add(Long.toString(epoch));
+        args.add(Long.toString(readAt));
+        args.add(Long.toString(now));
+        args.add(Long.toString(maxAgeMs));
+        args.add(Long.toString(loadedTo.dueAt()));
+        args.add(loadedTo.id());
+        for (Job job : page) {
+            args.add(job.id());
+            args.add(PoolValues.encode(job));
+            args.add(Long.toString(job.executeAt()));
+        }
+        List<String> k = new ArrayList<>(shardKeys(shard));
+        k.add(keys.tier(shard));
+        k.add(keys.epoch(shard));
+        Object result = call(() -> tierLoad.run(redis, k, args));
+        if (result instanceof Long current) {
+            throw new StaleEpochException(shard, epoch, current);
+        }
+        List<?> reply = (List<?>) result;
+        if (reply.get(0) instanceof Long) {
+            return new TierLoad(true, List.of(), Long.MAX_VALUE);
+        }
+        List<String> loaded = new ArrayList<>();
+        for (Object id : (List<?>) reply.get(0)) {
+            loaded.add((String) id);
+        }
+        Object earliest = reply.size() > 1 ? reply.get(1) : null;
+        return new TierLoad(false, loaded, earliest == null ? Long.MAX_VALUE : parseScore((String) earliest));
+    }
+
+    @Override
+    public List<Admission> admit(List<Job> jobs) {
+        Map<Integer, List<Integer>> byShard = new TreeMap<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            byShard.computeIfAbsent(shardOf(jobs.get(i).id()), s -> new ArrayList<>())
+                    .add(i);
+        }
+        List<LuaScript.Call> calls = new ArrayList<>(byShard.size());
+        for (var entry : byShard.entrySet()) {
+            int shard = entry.getKey();
+            List<String> args = new ArrayList<>(1 + entry.getValue().size() * 3);
+            args.add(keys.tag(shard));
+            for (int i : entry.getValue()) {
+                Job job = jobs.get(i);
+                args.add(job.id());
+                args.add(PoolValues.encode(job));
+                args.add(Long.toString(job.executeAt()));
+            }
+            List<String> k = new ArrayList<>(shardKeys(shard));
+            k.add(keys.tier(shard));
+            calls.add(new LuaScript.Call(k, args));
+        }
+        List<Object> replies = call(() -> tierAdmit.runAll(redis, calls));
+        Admission[] admitted = new Admission[jobs.size()];
+        int c = 0;
+        JedisException failure = null;
+        int failedShards = 0;
+        for (List<Integer> positions : byShard.values()) {
+            Object reply = replies.get(c++);
+            if (reply instanceof JedisException failed) {
+                failure = failed;
+                failedShards++;
+                log.warn("Redis did not admit {} far jobs of one shard: {}", positions.size(), failed.toString());
+                continue;
+            }
+            List<?> results = (List<?>) reply;
+            for (int k = 0; k < results.size(); k++) {
+                long r = (Long) results.get(k);
+                admitted[positions.get(k)] =
+                        r == 1 ? Admission.ADMITTED : r == 0 ? Admission.PRESENT : Admission.LEFT_TO_LOADER;
+            }
+        }
+        if (failedShards == byShard.size() && failure != null) {
+            JedisException everyShard = failure;
+            return call(() -> {
+                throw everyShard;
+            });
+        }
+        return Collections.unmodifiableList(Arrays.asList(admitted));
     }
 
     @Override

@@ -65,6 +65,15 @@ public final class RedisKeys {
         return tag(shard) + ":epoch";
     }
 
+    /**
+     * The shard's tier watermark (HASH): {@code intent}, the due time up to which the shard's owner loads jobs
+     * from the journal, and {@code loaded}, the (due time, id) up to which it did. Lost with the jobs when Redis
+     * loses its data, so the loader then starts again from the first job.
+     */
+    public String tier(int shard) {
+        return tag(shard) + ":tier";
+    }
+
     public String dead(int shard, String topic) {
         return tag(shard) + ":dead:" + topic;
     }

@@ -36,6 +36,9 @@ import org.junit.jupiter.api.Test;
  * with their log rows and no others, a batch at a time, while pushes go on. Times come from a manual clock.
  */
 abstract class JournalRetentionContract {
+    /** Shards of the rows the journal writes (their shard column). */
+    private static final int SHARDS = 16;
+
     private static final long T0 = 1_700_000_000_000L;
     /** Rows at or after it are kept. */
     private static final long CUTOFF = T0 + Duration.ofDays(7).toMillis();
@@ -54,6 +57,7 @@ abstract class JournalRetentionContract {
                 db.sessions(),
                 new MyBatisJournal.Settings(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
+                SHARDS,
                 clock);
     }
 
@@ -265,6 +269,7 @@ abstract class JournalRetentionContract {
                 db.sessions(),
                 new MyBatisJournal.Settings(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 1),
+                SHARDS,
                 clock);
         ConcurrentLinkedQueue<PurgedRows> batches = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();

@@ -51,6 +51,8 @@ abstract class MyBatisJournalContract {
     /** Writer threads for new jobs, as the service runs by default. */
     private static final int CREATE_WRITERS = 2;
 
+    private static final int SHARDS = 4;
+
     private JournalDatabase db;
     private MyBatisJournal journal;
 
@@ -78,6 +80,7 @@ abstract class MyBatisJournalContract {
                 db.sessions(),
                 new MyBatisJournal.Settings(
                         mode, Duration.ofMillis(100), 10_000, commitTimeout, 1_000_000, CREATE_WRITERS),
+                SHARDS,
                 Clock.systemUTC());
     }
 
@@ -213,6 +216,23 @@ abstract class MyBatisJournalContract {
         for (JobStatus s : List.of(JobStatus.DELAY, JobStatus.READY, JobStatus.RESERVED, JobStatus.DEAD)) {
             assertThat(journal.page(s, JobCursor.START, Long.MAX_VALUE, 100)).isEmpty();
         }
+    }
+
+    @Test
+    void a_final_state_stays_when_a_later_transition_of_the_job_shares_its_commit() {
+        String deleted = newId();
+        String finished = newId();
+        journal.recordCreated(List.of(job(deleted, T0 + 1000), job(finished, T0 + 1000)));
+        // one entry, so one commit: a reconciler's RESTORED journaled just after the delete it raced
+        journal.recordTransitionsDurably(List.of(
+                Transition.of(deleted, JobEvent.DELETED, null, JobStatus.DELETED, T0 + 10, "delete"),
+                new Transition(
+                        deleted, JobEvent.RESTORED, JobStatus.DELAY, JobStatus.DELAY, T0 + 11, 0, T0 + 1000, "r"),
+                Transition.of(finished, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, T0 + 10, null),
+                Transition.of(finished, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 11, null)));
+
+        assertThat(statusOf(deleted)).isEqualTo(JobStatus.DELETED);
+        assertThat(statusOf(finished)).isEqualTo(JobStatus.FINISHED);
     }
 
     @Test
@@ -498,6 +518,7 @@ abstract class MyBatisJournalContract {
                 db.sessions(),
                 new MyBatisJournal.Settings(
                         JournalMode.SYNC, Duration.ofMillis(100), 10_000, commitTimeout, queueCapacity, CREATE_WRITERS),
+                SHARDS,
                 clock);
     }
 

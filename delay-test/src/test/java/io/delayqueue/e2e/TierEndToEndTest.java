@@ -1,0 +1,148 @@
+package io.delayqueue.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.core.DelayQueueApplication;
+import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.Await;
+import io.delayqueue.e2e.support.RecordingDispatcher;
+import io.delayqueue.e2e.support.RecordingDispatcher.Delivery;
+import io.delayqueue.e2e.support.RecordingDispatcherConfig;
+import io.delayqueue.e2e.support.TestDatabase;
+import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.queue.engine.EngineConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Tiers over HTTP with a two-second horizon and the MariaDB journal: jobs pushed further ahead are answered 200
+ * while only the journal holds them, {@code GET /jobs/{id}} says so, {@code /stats} counts them in the journal
+ * tier, and each is loaded ahead of its due time and delivered on time, once; a far job deleted while only the
+ * journal holds it is never delivered.
+ */
+@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+@SpringBootTest(
+        classes = DelayQueueApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"delay.dispatch.default=" + RecordingDispatcher.NAME, "delay.tier.horizon=2s"})
+@Import(RecordingDispatcherConfig.class)
+@DirtiesContext
+class TierEndToEndTest {
+    static final String PREFIX = TestRedis.uniquePrefix("tier");
+    static final String DATABASE = TestDatabase.uniqueName("tier");
+    private static final String TOPIC = "e2e.tier";
+    private static final int JOBS = 200;
+    private static final long DELAY_MS = 8_000;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        TestRedis.register(registry, PREFIX);
+        TestDatabase.register(registry, DATABASE);
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    RecordingDispatcher recorder;
+
+    @Autowired
+    EngineConfig engineConfig;
+
+    @Test
+    void far_jobs_live_in_the_journal_until_the_horizon_then_are_delivered_on_time_and_stats_count_the_tiers() {
+        Api api = new Api(port);
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (int i = 0; i < JOBS; i++) {
+            Map<String, Object> job = new LinkedHashMap<>();
+            job.put("topic", TOPIC);
+            job.put("body", "far " + i);
+            job.put("delay", DELAY_MS + i * 10L);
+            batch.add(job);
+        }
+        Api.Response pushed = api.postJson("/push/batch", batch);
+        assertThat(pushed.status()).as("push: %s", pushed).isEqualTo(200);
+        List<String> ids = new ArrayList<>();
+        pushed.data().forEach(id -> ids.add(id.asText()));
+        Api.Response deletedPush = api.postJson("/push", Map.of("topic", TOPIC, "body", "deleted", "delay", DELAY_MS));
+        assertThat(deletedPush.status()).as("push: %s", deletedPush).isEqualTo(200);
+        String deleted = deletedPush.data().asText();
+
+        assertThat(ids).as("far jobs in Redis right after the push").noneMatch(this::inRedis);
+        Api.Response job = api.get("/jobs/" + ids.get(0));
+        assertThat(job.status()).as("GET /jobs: %s", job).isEqualTo(200);
+        assertThat(job.data().path("tier").asText()).isEqualTo("journal");
+        assertThat(job.data().path("status").asText()).isEqualTo("DELAY");
+        assertThat(job.data().path("job").path("body").asText()).isEqualTo("far 0");
+
+        Api.Response delete = api.delete("/jobs/" + deleted);
+        assertThat(delete.status())
+                .as("delete of a journal-only job: %s", delete)
+                .isEqualTo(200);
+
+        Await.until(
+                Duration.ofSeconds(5),
+                "/stats counts the far jobs in the journal tier",
+                () -> api.get("/stats")
+                                .data()
+                                .path("tiers")
+                                .path("journalPending")
+                                .asLong(-1)
+                        == JOBS,
+                () -> api.get("/stats").data().path("tiers"));
+        JsonNode tiers = api.get("/stats").data().path("tiers");
+        assertThat(tiers.path("horizonMs").asLong()).isEqualTo(2000);
+
+        Set<String> idSet = Set.copyOf(ids);
+        Await.until(
+                Duration.ofSeconds(60),
+                "every far job is delivered",
+                () -> RecordingDispatcher.countById(recorder.deliveriesOf(idSet))
+                                .size()
+                        == JOBS,
+                () -> RecordingDispatcher.countById(recorder.deliveriesOf(idSet))
+                                .size() + " delivered");
+        List<Delivery> deliveries = recorder.deliveriesOf(idSet);
+        assertThat(deliveries).as("each delivered once").hasSize(JOBS);
+        assertThat(deliveries)
+                .as("delivered at their due time, loaded ahead of it")
+                .allSatisfy(d -> assertThat(d.latenessMs()).isBetween(0L, 1000L));
+        assertThat(recorder.deliveriesOf(Set.of(deleted)))
+                .as("deliveries of the deleted job")
+                .isEmpty();
+        assertThat(api.get("/jobs/" + deleted).data().path("status").asText()).isEqualTo("DELETED");
+        Await.until(
+                Duration.ofSeconds(30),
+                "/stats counts no far job left",
+                () -> api.get("/stats")
+                                .data()
+                                .path("tiers")
+                                .path("journalPending")
+                                .asLong(-1)
+                        == 0,
+                () -> api.get("/stats").data().path("tiers"));
+    }
+
+    private boolean inRedis(String id) {
+        String pool = "{" + PREFIX + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}:pool";
+        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+            return jedis.hexists(pool, id);
+        }
+    }
+}
