@@ -67,7 +67,7 @@ final class TierLoader implements Runnable {
      * Longest a count of the journal tier is served before it is counted again (off the request path); a quarter
      * of a shorter horizon, at least half a second.
      */
-    static final long COUNT_MAX_AGE_MS = 10_000;
+    static final long COUNT_MAX_AGE_MS = 60_000;
     /** Rows per batch when filling in the shard of rows written before the journal recorded it. */
     static final int BACKFILL_BATCH = 1000;
 
