@@ -93,6 +93,7 @@ public final class DelayQueueMetrics
     private MultiGauge readyByTopic;
     private MultiGauge inFlight;
     private MultiGauge deadByTopic;
+    private MultiGauge pendingByTier;
     private final ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "delay-metrics");
         t.setDaemon(true);
@@ -126,6 +127,10 @@ public final class DelayQueueMetrics
                 .register(registry);
         readyByTopic = MultiGauge.builder("delay.ready.jobs")
                 .description("jobs in a pull topic's ready lists")
+                .register(registry);
+        pendingByTier = MultiGauge.builder("delay.pending.jobs")
+                .description("DELAY jobs per tier: in Redis, and in the journal only (due beyond the tier horizon; a"
+                        + " count taken in the background at most once a minute)")
                 .register(registry);
         deadByTopic = MultiGauge.builder("delay.dead.jobs")
                 .description("dead letters per topic (the topics that have a label of their own)")
@@ -247,6 +252,12 @@ public final class DelayQueueMetrics
                     Tags.of("topic", topic), engine.deadLetters().count(topic)));
         }
         deadByTopic.register(dead, true);
+        List<MultiGauge.Row<?>> tiers = new ArrayList<>();
+        tiers.add(MultiGauge.Row.of(Tags.of("tier", "redis"), s.tiers().redisPending()));
+        if (s.tiers().journalPending() != null) {
+            tiers.add(MultiGauge.Row.of(Tags.of("tier", "journal"), s.tiers().journalPending()));
+        }
+        pendingByTier.register(tiers, true);
     }
 
     private EngineStats stats() {

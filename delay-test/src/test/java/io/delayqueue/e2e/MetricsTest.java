@@ -120,7 +120,8 @@ class MetricsTest {
                 .contains("delay_dead_jobs{topic=\"metrics.http\"} 1.0")
                 .contains("delay_handover_lateness_seconds_bucket{topic=\"metrics.orders\"")
                 .contains("delay_ha_role{role=\"standalone\"} 1.0")
-                .contains("delay_ha_owned_shards");
+                .contains("delay_ha_owned_shards")
+                .contains("delay_pending_jobs{tier=\"redis\"}");
         // the pull job's one reservation expired unfinished: one TTR expiry of its topic
         assertThat(sample(exported, "delay_jobs_ttr_expired_total", "topic=\"metrics.pull\""))
                 .isEqualTo(1.0);
