@@ -613,11 +613,19 @@ public final class DelayQueueEngine implements AutoCloseable {
      * intent, else left to the loader). Best effort: the reconciler restores it once overdue otherwise.
      */
     private void readmit(Job journaled) {
-        if (tierLoader != null
-                && journaled.status() != JobStatus.DEAD
-                && !journaled.status().isFinal()) {
-            admitAll(List.of(JournalRestorer.restorable(journaled)));
+        readmitAll(List.of(journaled));
+    }
+
+    /** {@link #readmit} of several jobs, in one admit call per shard. */
+    private void readmitAll(List<Job> journaled) {
+        if (tierLoader == null) {
+            return;
         }
+        List<Job> live = journaled.stream()
+                .filter(j -> j.status() != JobStatus.DEAD && !j.status().isFinal())
+                .map(JournalRestorer::restorable)
+                .toList();
+        admitAll(live);
     }
 
     /** A job landed in the store (pushed or restored). */
@@ -777,6 +785,9 @@ public final class DelayQueueEngine implements AutoCloseable {
      * (held, never delivered) and throws 504. A confirmation Redis misses is made by the reconciler.
      */
     private void commitDeletes(int shard, List<String> ids, long now, String detail) {
+        if (ids.isEmpty()) {
+            return;
+        }
         List<Transition> deleted = new ArrayList<>(ids.size());
         for (String id : ids) {
             deleted.add(Transition.of(id, JobEvent.DELETED, null, JobStatus.DELETED, now, detail));
@@ -972,7 +983,9 @@ public final class DelayQueueEngine implements AutoCloseable {
                 Job last = page.get(page.size() - 1);
                 cursor = new JobCursor(last.executeAt(), last.id());
                 Map<Integer, List<String>> begunByShard = new TreeMap<>();
+                Map<String, Job> pageById = new HashMap<>();
                 for (Job job : page) {
+                    pageById.put(job.id(), job);
                     // every row, not only those Redis lacks: a far job the tier loader brought in after this
                     // clearAll went over Redis is deleted here (begun as any delete); one Redis lacks gets a
                     // tombstone, which keeps the loader from bringing it in later
@@ -982,8 +995,19 @@ public final class DelayQueueEngine implements AutoCloseable {
                                 .add(job.id());
                     }
                 }
-                for (var entry : begunByShard.entrySet()) {
-                    commitDeletes(entry.getKey(), entry.getValue(), now, "clearAll");
+                List<Map.Entry<Integer, List<String>>> batches = new ArrayList<>(begunByShard.entrySet());
+                for (int b = 0; b < batches.size(); b++) {
+                    var entry = batches.get(b);
+                    try {
+                        commitDeletes(entry.getKey(), entry.getValue(), now, "clearAll");
+                    } catch (DelayQueueException.Unavailable refused) {
+                        // undone: those jobs are live again, and the tier loader may have passed the ones whose
+                        // tombstones kept it out (those Redis holds are left as they are). The batches of this page
+                        // not committed yet will not be: undo them too, rather than hold them for the reconciler
+                        readmitAll(entry.getValue().stream().map(pageById::get).toList());
+                        undoBegun(batches.subList(b + 1, batches.size()), pageById, refused);
+                        throw refused;
+                    }
                     deleted += entry.getValue().size();
                 }
                 if (page.size() < limit) {
@@ -992,6 +1016,24 @@ public final class DelayQueueEngine implements AutoCloseable {
             }
         }
         return deleted;
+    }
+
+    /** Undoes deletes begun and never committed; what Redis cannot undo now the reconciler settles later. */
+    private void undoBegun(
+            List<Map.Entry<Integer, List<String>>> batches, Map<String, Job> jobsById, RuntimeException cause) {
+        for (var entry : batches) {
+            int shard = entry.getKey();
+            try {
+                store.undoDeletes(shard, entry.getValue()).forEach((id, dueAt) -> {
+                    if (dueAt != null) {
+                        onScheduled(shard, dueAt);
+                    }
+                });
+                readmitAll(entry.getValue().stream().map(jobsById::get).toList());
+            } catch (RuntimeException undoFailed) {
+                cause.addSuppressed(undoFailed);
+            }
+        }
     }
 
     private void requireJournal() {

@@ -367,6 +367,46 @@ class TierTest {
     }
 
     @Test
+    void journal_only_jobs_whose_clear_all_the_journal_refused_are_delivered_though_the_loader_passed_them() {
+        ManualClock clock = new ManualClock(T0);
+        RecordingDispatcher rec = new RecordingDispatcher("rec");
+        List<DelayQueueEngine> self = new ArrayList<>();
+        Journal refusingDeletes = new ForwardingJournal(journal) {
+            @Override
+            public void recordTransitionsDurably(List<io.delayqueue.queue.journal.Transition> transitions) {
+                if (transitions.isEmpty()) {
+                    return;
+                }
+                // the tombstones stand while this commit runs: the loader passes the jobs meanwhile
+                assertThat(self.get(0).loadTierNow())
+                        .as("loaded past the tombstones")
+                        .isZero();
+                throw new io.delayqueue.common.DelayQueueException.Unavailable("the journal refuses", null);
+            }
+        };
+        DelayQueueEngine engine = engine(clock, refusingDeletes, new StandaloneCoordinator(), rec, 1000);
+        self.add(engine);
+        // one shard's jobs go in one batch of the clear
+        String first = engine.push(PushRequest.of("orders", "kept", 3 * HOUR)).id();
+        String second =
+                engine.push(PushRequest.of("orders", "kept too", 3 * HOUR + 1)).id();
+
+        clock.set(T0 + 2 * HOUR + 1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(engine::clearAll)
+                .isInstanceOf(io.delayqueue.common.DelayQueueException.class);
+
+        assertThat(List.of(inRedis(first), inRedis(second)))
+                .as("the jobs of the refused batch, and of the batch after it that was begun and never committed,"
+                        + " are admitted again after their deletes were undone")
+                .containsExactly(true, true);
+        clock.set(T0 + 3 * HOUR + 1);
+        engine.runDueJobs();
+        assertThat(rec.ids())
+                .as("every job of a refused clearAll is still delivered on time")
+                .containsExactlyInAnyOrder(first, second);
+    }
+
+    @Test
     void rows_written_before_the_journal_recorded_shards_get_theirs() throws Exception {
         String id = TestIds.inShard(1, SHARDS);
         try (var c = db.connection();
