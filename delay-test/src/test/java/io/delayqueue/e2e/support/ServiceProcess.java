@@ -93,6 +93,19 @@ public final class ServiceProcess implements AutoCloseable {
         command.add(EXEC_JAR.toAbsolutePath().toString());
         command.add("--server.port=" + port);
         command.addAll(args);
+        return start(name, command, port, printed, workDir);
+    }
+
+    /**
+     * Runs {@code command} (any program that prints jobs as the console dispatcher does) as {@link #start} runs the
+     * service; for tests of this class.
+     */
+    static ServiceProcess startCommand(String name, List<String> command, Map<String, Integer> printed) {
+        return start(name, command, -1, printed, null);
+    }
+
+    private static ServiceProcess start(
+            String name, List<String> command, int port, Map<String, Integer> printed, Path workDir) {
         Path log = Path.of("target", "service-" + name + ".log");
         try {
             Files.createDirectories(log.getParent());
@@ -107,7 +120,7 @@ public final class ServiceProcess implements AutoCloseable {
             try {
                 return new ServiceProcess(name, p, port, printed, log);
             } catch (IOException e) {
-                p.destroyForcibly();
+                p.toHandle().destroyForcibly();
                 throw e;
             }
         } catch (IOException e) {
@@ -265,18 +278,28 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    /** {@code kill -9}: no shutdown hook, no flush, nothing. */
+    /**
+     * {@code kill -9}: no shutdown hook, no flush, nothing. Returns once the output is read to its end, so that
+     * every job the service printed before it died is counted.
+     *
+     * <p>The signal goes through the process handle, not {@link Process#destroyForcibly()}: that one also closes
+     * this side of the output pipe, and what the service had printed and the reader not read yet (jobs delivered,
+     * acknowledged, and never delivered again) was thrown away and counted as lost.
+     */
     public void kill() throws InterruptedException {
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             throw new AssertionError(name + " survived kill -9 for 30 s");
         }
         joinReaders();
+        if (reader.isAlive()) {
+            throw new AssertionError(name + " was killed and its output was not read to the end within 30 s");
+        }
     }
 
     private void joinReaders() throws InterruptedException {
-        reader.join(TimeUnit.SECONDS.toMillis(10));
-        errorReader.join(TimeUnit.SECONDS.toMillis(10));
+        reader.join(TimeUnit.SECONDS.toMillis(30));
+        errorReader.join(TimeUnit.SECONDS.toMillis(30));
         synchronized (file) {
             file.flush();
         }
@@ -312,13 +335,16 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    /** A graceful stop (SIGTERM), then kill -9 if it takes over 30 s. */
+    /**
+     * A graceful stop (SIGTERM), then kill -9 if it takes over 30 s; the output is read to its end (the signals go
+     * through the process handle, see {@link #kill()}).
+     */
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {
-            process.destroy();
+            process.toHandle().destroy();
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
+                process.toHandle().destroyForcibly();
                 process.waitFor(10, TimeUnit.SECONDS);
             }
         }
