@@ -47,6 +47,9 @@ public final class ServiceProcess implements AutoCloseable {
     private final List<String> oddLines = new ArrayList<>();
 
     private final Thread reader;
+    /** Why the reader stopped before the end of the output, if it did. */
+    private volatile IOException outputFailure;
+
     private final Thread errorReader;
     /** The log file, written by both readers. */
     private final PrintWriter file;
@@ -148,7 +151,8 @@ public final class ServiceProcess implements AutoCloseable {
                 remember(line);
             }
         } catch (IOException e) {
-            // the process died; what was read is counted
+            // the output broke off before its end: jobs printed after what was read are not counted
+            outputFailure = e;
         } finally {
             synchronized (file) {
                 file.flush();
@@ -292,8 +296,9 @@ public final class ServiceProcess implements AutoCloseable {
             throw new AssertionError(name + " survived kill -9 for 30 s");
         }
         joinReaders();
-        if (reader.isAlive()) {
-            throw new AssertionError(name + " was killed and its output was not read to the end within 30 s");
+        if (reader.isAlive() || outputFailure != null) {
+            throw new AssertionError(
+                    name + " was killed and its output was not read to its end (within 30 s)", outputFailure);
         }
     }
 
