@@ -2,6 +2,7 @@ package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.delayqueue.common.JobIds;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.ServiceProcess;
@@ -65,6 +66,7 @@ class KillNineTest {
         Map<String, Integer> printed = ServiceProcess.newCounts();
         List<String> ids = new ArrayList<>();
         int deliveredBeforeKill;
+        List<String> oddBeforeKill;
         try (ServiceProcess first = ServiceProcess.start("kill9-first", serviceArgs(), printed)) {
             first.awaitUp(START);
             Api api = first.api();
@@ -94,6 +96,7 @@ class KillNineTest {
                     () -> printed.size() + " delivered\n" + first.tail());
             first.kill();
             deliveredBeforeKill = printed.size();
+            oddBeforeKill = first.oddLines();
         }
         assertThat(deliveredBeforeKill).as("delivered when killed").isLessThan(JOBS);
 
@@ -109,7 +112,10 @@ class KillNineTest {
                     "every job is delivered after the restart",
                     () -> printed.keySet().containsAll(ids),
                     () -> missing(ids, printed).size() + " missing, e.g. "
-                            + missing(ids, printed).stream().limit(5).toList() + "\n" + second.tail());
+                            + missing(ids, printed).stream().limit(5).toList() + "\n"
+                            + whereAre(missing(ids, printed).stream().limit(5).toList())
+                            + "restore at start: " + second.restoreLines() + "\n"
+                            + "odd output lines: " + oddBeforeKill + " " + second.oddLines() + "\n" + second.tail());
             Set<String> unknown = new HashSet<>(printed.keySet());
             ids.forEach(unknown::remove);
             assertThat(unknown).as("printed jobs nobody pushed").isEmpty();
@@ -120,6 +126,11 @@ class KillNineTest {
                     "KillNineTest: %d jobs, %d delivered before kill -9, all delivered after the restart;"
                             + " %d duplicate deliveries (%d jobs more than once); restore at start: %s%n",
                     JOBS, deliveredBeforeKill, duplicates, jobsTwice, second.restoreLines());
+            if (!oddBeforeKill.isEmpty() || !second.oddLines().isEmpty()) {
+                System.out.printf(
+                        "KillNineTest: output lines that held a job along with something else (jobs counted): %s %s%n",
+                        oddBeforeKill, second.oddLines());
+            }
             assertThat(missing(ids, printed)).as("lost jobs").isEmpty();
             long restored = restoredAtStart(second.restoreLines());
             assertThat(restored)
@@ -144,6 +155,65 @@ class KillNineTest {
             }
         }
         return doomed.size();
+    }
+
+    /**
+     * For a failure's message, read while the restarted service still runs (before the clean-up drops them): where
+     * each missing job is in Redis (its pool value, bucket, done and pending-delete scores, dead set) and in the
+     * journal (its row and its transitions, oldest first).
+     */
+    private static String whereAre(List<String> missing) {
+        StringBuilder out = new StringBuilder();
+        long now = System.currentTimeMillis();
+        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+            for (String id : missing) {
+                int shard = JobIds.shardOf(id, SHARDS);
+                String tag = "{" + PREFIX + ":" + shard + "}";
+                out.append("job ")
+                        .append(id)
+                        .append(" (shard ")
+                        .append(shard)
+                        .append(shard < SHARDS / 2 ? ", wiped" : ", kept")
+                        .append("), now ")
+                        .append(now)
+                        .append(":\n  redis pool: ")
+                        .append(jedis.hget(tag + ":pool", id))
+                        .append("\n  redis bucket score: ")
+                        .append(jedis.zscore(tag + ":bucket", id))
+                        .append(", done score: ")
+                        .append(jedis.zscore(tag + ":done", id))
+                        .append(", deleting score: ")
+                        .append(jedis.zscore(tag + ":deleting", id))
+                        .append(", dead score: ")
+                        .append(jedis.zscore(tag + ":dead:e2e.kill9", id))
+                        .append(", in ready list: ")
+                        .append(jedis.lpos(tag + ":ready:e2e.kill9", id))
+                        .append(", bucket size: ")
+                        .append(jedis.zcard(tag + ":bucket"))
+                        .append(", bucket head: ")
+                        .append(jedis.zrangeWithScores(tag + ":bucket", 0, 2))
+                        .append(", epoch: ")
+                        .append(jedis.get(tag + ":epoch"))
+                        .append("\n  journal row: ")
+                        .append(TestDatabase.queryStrings(
+                                DATABASE,
+                                "SELECT CONCAT(status, ' attempts=', attempts, ' due_at=', due_at, ' create_time=',"
+                                        + " create_time, ' update_time=', update_time, ' version=', version)"
+                                        + " FROM delay_queue_job WHERE id = '" + id + "'"))
+                        .append("\n  journal log:");
+                for (String row : TestDatabase.queryStrings(
+                        DATABASE,
+                        "SELECT CONCAT(id, ' ', event_time, ' ', event, ' ', COALESCE(from_status, '-'), '>', to_status,"
+                                + " ' ', COALESCE(host, ''), ' ', COALESCE(worker, ''), ' ', COALESCE(detail, ''))"
+                                + " FROM delay_queue_job_log WHERE job_id = '" + id + "' ORDER BY id")) {
+                    out.append("\n    ").append(row);
+                }
+                out.append("\n");
+            }
+        } catch (RuntimeException e) {
+            out.append("(could not look: ").append(e).append(")\n");
+        }
+        return out.toString();
     }
 
     private static Set<String> missing(List<String> ids, Map<String, Integer> printed) {

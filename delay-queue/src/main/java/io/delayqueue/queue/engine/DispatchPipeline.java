@@ -418,14 +418,23 @@ final class DispatchPipeline implements AutoCloseable {
             return true;
         }
         long now = clock.millis();
-        for (var entry : byShard.entrySet()) {
+        List<Map.Entry<Integer, List<Attempt>>> shards = new ArrayList<>(byShard.entrySet());
+        for (int k = 0; k < shards.size(); k++) {
+            var entry = shards.get(k);
             List<Attempt> sent = entry.getValue();
             List<Outcome> outcomes;
             try {
                 outcomes = store.finishAttempts(entry.getKey(), sent, now);
             } catch (RuntimeException e) {
-                log.warn("could not acknowledge {} dispatched jobs, will retry: {}", sent.size(), e.toString());
-                sent.forEach(attempt -> acks.add(new Ack(entry.getKey(), attempt)));
+                // kept, this shard's and those of the shards not written yet: an acknowledgement dropped here
+                // would leave its delivered job RESERVED, to be delivered again when the reservation expires
+                int kept = 0;
+                for (var unwritten : shards.subList(k, shards.size())) {
+                    int shard = unwritten.getKey();
+                    unwritten.getValue().forEach(attempt -> acks.add(new Ack(shard, attempt)));
+                    kept += unwritten.getValue().size();
+                }
+                log.warn("could not acknowledge {} dispatched jobs, will retry: {}", kept, e.toString());
                 return false;
             }
             List<Transition> finished = new ArrayList<>(sent.size());

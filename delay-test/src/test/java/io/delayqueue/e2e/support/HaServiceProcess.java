@@ -246,23 +246,25 @@ public final class HaServiceProcess implements AutoCloseable {
 
     /** {@code kill -9}: no shutdown hook, no flush, no hand-over. */
     public void kill() {
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
         awaitExit(Duration.ofSeconds(30));
     }
 
     /** SIGTERM: Spring's graceful shutdown (the engine stops scanning and hands its shards over). */
     public void stop() {
-        process.destroy();
+        process.toHandle().destroy();
         awaitExit(Duration.ofSeconds(60));
     }
 
     private void awaitExit(Duration timeout) {
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly();
+                process.toHandle().destroyForcibly();
                 process.waitFor(10, TimeUnit.SECONDS);
             }
-            reader.join(TimeUnit.SECONDS.toMillis(10)); // the last lines it printed
+            // the last lines it printed: the signals go through the process handle, because Process.destroy and
+            // destroyForcibly also close this side of the output pipe, and jobs printed but not read yet were lost
+            reader.join(TimeUnit.SECONDS.toMillis(30));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

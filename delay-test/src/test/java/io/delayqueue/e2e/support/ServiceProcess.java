@@ -1,6 +1,9 @@
 package io.delayqueue.e2e.support;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -37,17 +40,33 @@ public final class ServiceProcess implements AutoCloseable {
     private final List<String> infoLines = new ArrayList<>();
     /** Output lines other than printed jobs, the first 10,000. */
     private final List<String> logLines = new ArrayList<>();
+    /**
+     * Output lines that hold a job's JSON but are not one job's line (something else printed into it), or that
+     * look like a job's line and do not parse: the first 100, for a post-mortem.
+     */
+    private final List<String> oddLines = new ArrayList<>();
 
     private final Thread reader;
+    /** Why the reader stopped before the end of the output, if it did. */
+    private volatile IOException outputFailure;
 
-    private ServiceProcess(String name, Process process, int port, Map<String, Integer> printed, Path log) {
+    private final Thread errorReader;
+    /** The log file, written by both readers. */
+    private final PrintWriter file;
+
+    private ServiceProcess(String name, Process process, int port, Map<String, Integer> printed, Path log)
+            throws IOException {
         this.name = name;
         this.process = process;
         this.port = port;
         this.printed = printed;
-        this.reader = new Thread(() -> read(log), "service-output-" + name);
+        this.file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8));
+        this.reader = new Thread(this::readOutput, "service-output-" + name);
         reader.setDaemon(true);
         reader.start();
+        this.errorReader = new Thread(this::readErrors, "service-errors-" + name);
+        errorReader.setDaemon(true);
+        errorReader.start();
     }
 
     /**
@@ -77,15 +96,36 @@ public final class ServiceProcess implements AutoCloseable {
         command.add(EXEC_JAR.toAbsolutePath().toString());
         command.add("--server.port=" + port);
         command.addAll(args);
+        return start(name, command, port, printed, workDir);
+    }
+
+    /**
+     * Runs {@code command} (any program that prints jobs as the console dispatcher does) as {@link #start} runs the
+     * service; for tests of this class.
+     */
+    static ServiceProcess startCommand(String name, List<String> command, Map<String, Integer> printed) {
+        return start(name, command, -1, printed, null);
+    }
+
+    private static ServiceProcess start(
+            String name, List<String> command, int port, Map<String, Integer> printed, Path workDir) {
         Path log = Path.of("target", "service-" + name + ".log");
         try {
             Files.createDirectories(log.getParent());
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            // Standard error apart from standard output, which carries the jobs: the JVM writes its own warnings
+            // to standard error in several pieces, and a job's line written between two of them would be cut
+            // off from the start of its line and not counted.
+            ProcessBuilder builder = new ProcessBuilder(command);
             if (workDir != null) {
                 builder.directory(workDir.toFile());
             }
             Process p = builder.start();
-            return new ServiceProcess(name, p, port, printed, log);
+            try {
+                return new ServiceProcess(name, p, port, printed, log);
+            } catch (IOException e) {
+                p.toHandle().destroyForcibly();
+                throw e;
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + command, e);
         }
@@ -99,35 +139,109 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    private void read(Path log) {
+    private void readOutput() {
         try (BufferedReader in =
-                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-                PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
-                file.println(line);
-                if (line.startsWith("{")) {
-                    JsonNode job = Api.JSON.readTree(line);
-                    if (job.hasNonNull("id")) {
-                        printed.merge(job.get("id").asText(), 1, Integer::sum);
-                        continue;
-                    }
+                log(line);
+                if (line.contains(JOB_START) && countJobs(line)) {
+                    continue;
                 }
-                synchronized (tail) {
-                    tail.addLast(line);
-                    if (tail.size() > 60) {
-                        tail.removeFirst();
-                    }
-                    if (line.contains("restored from the journal")) {
-                        infoLines.add(line);
-                    }
-                    if (logLines.size() < 10_000) {
-                        logLines.add(line);
-                    }
-                }
+                remember(line);
             }
         } catch (IOException e) {
-            // the process died; what was read is counted
+            // the output broke off before its end: jobs printed after what was read are not counted
+            outputFailure = e;
+        } finally {
+            synchronized (file) {
+                file.flush();
+            }
+        }
+    }
+
+    private static final String JOB_START = "{\"id\":";
+    /** Reads a line that is one JSON object and nothing else. */
+    private static final ObjectReader ONE_OBJECT =
+            Api.JSON.readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    /**
+     * Counts the jobs printed in {@code line}: normally the line is one job's JSON; a line that holds more, or
+     * something else besides, is kept in {@link #oddLines()} and each job found in it still counts (the service
+     * printed it). {@code false} when the line holds no job.
+     */
+    private boolean countJobs(String line) {
+        List<String> ids = new ArrayList<>();
+        boolean clean = false;
+        try {
+            if (line.startsWith(JOB_START)) {
+                JsonNode whole = ONE_OBJECT.readValue(line);
+                if (whole.hasNonNull("id")) {
+                    ids.add(whole.get("id").asText());
+                    clean = true;
+                }
+            }
+        } catch (IOException notOneObject) {
+            // looked at piece by piece below
+        }
+        if (!clean) {
+            ids.clear();
+            for (int at = line.indexOf(JOB_START); at >= 0; at = line.indexOf(JOB_START, at + 1)) {
+                try (JsonParser parser = Api.JSON.getFactory().createParser(line.substring(at))) {
+                    JsonNode job = Api.JSON.readTree(parser);
+                    // the console's line of a job, not a log message that happens to quote an id
+                    if (job != null && job.hasNonNull("id") && job.has("topic") && job.has("status")) {
+                        ids.add(job.get("id").asText());
+                    }
+                } catch (IOException cutOff) {
+                    // not a whole job
+                }
+            }
+            synchronized (tail) {
+                if (oddLines.size() < 100) {
+                    oddLines.add(line);
+                }
+            }
+        }
+        ids.forEach(id -> printed.merge(id, 1, Integer::sum));
+        return !ids.isEmpty();
+    }
+
+    private void readErrors() {
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                log("[stderr] " + line);
+                remember("[stderr] " + line);
+            }
+        } catch (IOException e) {
+            // the process died
+        } finally {
+            synchronized (file) {
+                file.flush();
+            }
+        }
+    }
+
+    private void log(String line) {
+        synchronized (file) {
+            file.println(line);
+        }
+    }
+
+    private void remember(String line) {
+        synchronized (tail) {
+            tail.addLast(line);
+            if (tail.size() > 60) {
+                tail.removeFirst();
+            }
+            if (line.contains("restored from the journal")) {
+                infoLines.add(line);
+            }
+            if (logLines.size() < 10_000) {
+                logLines.add(line);
+            }
         }
     }
 
@@ -168,13 +282,42 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    /** {@code kill -9}: no shutdown hook, no flush, nothing. */
+    /**
+     * {@code kill -9}: no shutdown hook, no flush, nothing. Returns once the output is read to its end, so that
+     * every job the service printed before it died is counted.
+     *
+     * <p>The signal goes through the process handle, not {@link Process#destroyForcibly()}: that one also closes
+     * this side of the output pipe, and what the service had printed and the reader not read yet (jobs delivered,
+     * acknowledged, and never delivered again) was thrown away and counted as lost.
+     */
     public void kill() throws InterruptedException {
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             throw new AssertionError(name + " survived kill -9 for 30 s");
         }
-        reader.join(TimeUnit.SECONDS.toMillis(10));
+        joinReaders();
+        if (reader.isAlive() || outputFailure != null) {
+            throw new AssertionError(
+                    name + " was killed and its output was not read to its end (within 30 s)", outputFailure);
+        }
+    }
+
+    private void joinReaders() throws InterruptedException {
+        reader.join(TimeUnit.SECONDS.toMillis(30));
+        errorReader.join(TimeUnit.SECONDS.toMillis(30));
+        synchronized (file) {
+            file.flush();
+        }
+    }
+
+    /**
+     * Output lines that held a job's JSON along with something else, or that looked like a job's line and did
+     * not parse (the jobs found in them are counted all the same).
+     */
+    public List<String> oddLines() {
+        synchronized (tail) {
+            return new ArrayList<>(oddLines);
+        }
     }
 
     /** Output lines (other than printed jobs) that contain {@code text}. */
@@ -197,17 +340,23 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    /** A graceful stop (SIGTERM), then kill -9 if it takes over 30 s. */
+    /**
+     * A graceful stop (SIGTERM), then kill -9 if it takes over 30 s; the output is read to its end (the signals go
+     * through the process handle, see {@link #kill()}).
+     */
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {
-            process.destroy();
+            process.toHandle().destroy();
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
+                process.toHandle().destroyForcibly();
                 process.waitFor(10, TimeUnit.SECONDS);
             }
         }
-        reader.join(TimeUnit.SECONDS.toMillis(10));
+        joinReaders();
+        synchronized (file) {
+            file.close();
+        }
     }
 
     /** A map to count printed jobs into, safe for the reader threads of several runs. */
