@@ -65,7 +65,8 @@ for i = 1, #KEYS do
   end
 end
 
--- The declared key of a topic; an error (and nothing touched by this call) when the caller did not declare it.
+-- The declared key of a topic; an error when the caller did not declare it. Each script looks up the topic keys
+-- it needs (need_topic_key, or topic_key itself) before its first write, so that a missing one changes nothing.
 local function topic_key(kind, topic)
   local key = topic_keys[kind][topic]
   if not key then

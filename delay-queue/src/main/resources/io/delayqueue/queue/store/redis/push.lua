@@ -3,6 +3,12 @@
 -- KEYS: pool, bucket, counts, done, topics (SET of the shard's topics), then the dead set of each topic of a
 -- DEAD job in the call. ARGV: triples id, value, due. Returns 1 (created) or 0 (id exists) per job.
 -- The counts and the topic set are written once per script, not once per job.
+-- each DEAD job's dead set must be declared: checked before the first write, so a mistake changes nothing
+for i = 2, #ARGV, 3 do
+  if string.sub(ARGV[i], 1, 5) == 'DEAD|' then
+    topic_key('dead', parse(ARGV[i]).topic)
+  end
+end
 local out = {}
 local topics = {}
 for i = 1, #ARGV, 3 do

@@ -1,6 +1,7 @@
 package io.delayqueue.queue.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
@@ -156,6 +158,21 @@ class RedisJobStoreKeysTest {
 
         assertThat(new TreeSet<>(ran)).containsAll(ALL_SCRIPTS);
         assertThat(checking.runs()).isGreaterThan(ALL_SCRIPTS.size());
+        assertThat(checking.violations()).isEmpty();
+    }
+
+    @Test
+    void a_script_asked_to_touch_a_key_it_was_not_given_fails_and_changes_nothing() {
+        RedisKeys keys = redis.keys();
+        Job dead = job("gone", T0, 3).withState(JobStatus.DEAD, 3, T0);
+        List<String> withoutDeadSet =
+                List.of(keys.pool(0), keys.bucket(0), keys.counts(0), keys.done(0), keys.topics(0));
+
+        assertThatThrownBy(() -> LuaScript.load("push")
+                        .run(checking, withoutDeadSet, List.of(dead.id(), PoolValues.encode(dead), Long.toString(T0))))
+                .isInstanceOf(JedisDataException.class)
+                .hasMessageContaining("dead key of topic gone is not declared in KEYS");
+        assertThat(redis.allKeys()).isEmpty();
         assertThat(checking.violations()).isEmpty();
     }
 
