@@ -162,6 +162,37 @@ class RedisJobStoreKeysTest {
     }
 
     @Test
+    void an_instance_runs_a_move_again_only_the_first_time_it_meets_a_topic_and_never_for_topics_it_pushed() {
+        DueRouting allPull = new DueRouting(true, Set.of());
+        RedisJobStore pusher = instance();
+        RedisJobStore other = instance();
+        List<String> runs = new CopyOnWriteArrayList<>();
+        pusher.setListener((operation, nanos, failed) -> runs.add("pusher " + operation));
+        other.setListener((operation, nanos, failed) -> runs.add("other " + operation));
+
+        pusher.push(List.of(job("pull", T0, 3)));
+        assertThat(pusher.moveDue(0, T0, 100, allPull, DISPATCH_TIMEOUT).madeReady())
+                .hasSize(1);
+        pusher.push(List.of(job("pull", T0, 3)));
+        assertThat(other.moveDue(0, T0, 100, allPull, DISPATCH_TIMEOUT).madeReady())
+                .hasSize(1);
+        pusher.push(List.of(job("pull", T0, 3)));
+        assertThat(other.moveDue(0, T0, 100, allPull, DISPATCH_TIMEOUT).madeReady())
+                .hasSize(1);
+
+        assertThat(runs)
+                .containsExactly(
+                        "pusher push",
+                        "pusher move_due",
+                        "pusher push",
+                        "other move_due",
+                        "other move_due",
+                        "pusher push",
+                        "other move_due");
+        assertThat(checking.violations()).isEmpty();
+    }
+
+    @Test
     void a_script_asked_to_touch_a_key_it_was_not_given_fails_and_changes_nothing() {
         RedisKeys keys = redis.keys();
         Job dead = job("gone", T0, 3).withState(JobStatus.DEAD, 3, T0);
