@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
@@ -37,6 +38,12 @@ import redis.clients.jedis.params.SetParams;
  * {@link JobStore} on Redis (Jedis {@link UnifiedJedis}: a single node, Sentinel or Cluster). Each
  * transition is one Lua script over the keys of one shard (see {@link RedisKeys}); the scripts are the
  * state machine, this class only encodes arguments and decodes replies.
+ *
+ * <p>Every key a script touches is passed in its KEYS (Redis Cluster and proxies route by them). The keys of a
+ * topic (its ready list and dead set) are needed by scripts that learn the topic only from the jobs they read
+ * (move_due, retry, undo_delete, clear): they are given the topic keys of every topic this store has met in the
+ * shard ({@link #topicsMet}: the topics it pushed, admitted or loaded, and those a script named), and a script
+ * that meets another topic writes nothing and names it, and is run again with its keys (see lib.lua).
  */
 public final class RedisJobStore implements JobStore {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedisJobStore.class);
@@ -47,6 +54,8 @@ public final class RedisJobStore implements JobStore {
     private final int shards;
     private final long retentionMs;
     private final boolean ownsClient;
+    /** Per shard, the topics whose keys are passed to the scripts that may need them; only ever grows. */
+    private final Map<Integer, Set<String>> topicsMet = new ConcurrentHashMap<>();
 
     private final LuaScript push = LuaScript.load("push");
     private final LuaScript moveDue = LuaScript.load("move_due");
@@ -139,15 +148,21 @@ public final class RedisJobStore implements JobStore {
         List<LuaScript.Call> calls = new ArrayList<>(byShard.size());
         for (var entry : byShard.entrySet()) {
             int shard = entry.getKey();
-            List<String> args = new ArrayList<>(1 + entry.getValue().size() * 3);
-            args.add(keys.tag(shard));
+            List<String> k = new ArrayList<>(shardKeys(shard));
+            k.add(keys.topics(shard));
+            Set<String> met = topicsMet(shard);
+            List<String> args = new ArrayList<>(entry.getValue().size() * 3);
             for (int i : entry.getValue()) {
                 Job job = jobs.get(i);
+                met.add(job.topic());
+                if (job.status() == JobStatus.DEAD && !k.contains(keys.dead(shard, job.topic()))) {
+                    k.add(keys.dead(shard, job.topic()));
+                }
                 args.add(job.id());
                 args.add(PoolValues.encode(job));
                 args.add(Long.toString(job.executeAt()));
             }
-            calls.add(new LuaScript.Call(shardKeys(shard), args));
+            calls.add(new LuaScript.Call(k, args));
         }
         List<Object> replies = call(() -> push.runAll(redis, calls));
         Boolean[] created = new Boolean[jobs.size()];
@@ -184,8 +199,7 @@ public final class RedisJobStore implements JobStore {
     @Override
     public DueBatch moveDue(
             int shard, long now, long leadMs, int limit, DueRouting routing, long dispatchTimeoutMs, long epoch) {
-        List<String> args = new ArrayList<>(8 + routing.exceptions().size());
-        args.add(keys.tag(shard));
+        List<String> args = new ArrayList<>(7 + routing.exceptions().size());
         args.add(Long.toString(now));
         args.add(Integer.toString(limit));
         args.add(routing.defaultPull() ? "1" : "0");
@@ -196,7 +210,7 @@ public final class RedisJobStore implements JobStore {
         args.addAll(routing.exceptions());
         List<String> k = new ArrayList<>(shardKeys(shard));
         k.add(keys.epoch(shard));
-        Object result = call(() -> moveDue.run(redis, k, args));
+        Object result = runWithTopicKeys(moveDue, shard, k, args);
         if (result instanceof Long current) {
             throw new StaleEpochException(shard, epoch, current);
         }
@@ -298,10 +312,7 @@ public final class RedisJobStore implements JobStore {
         if (ids.isEmpty()) {
             return Map.of();
         }
-        List<String> args = new ArrayList<>(ids.size() + 1);
-        args.add(keys.tag(shard));
-        args.addAll(ids);
-        List<?> reply = (List<?>) call(() -> undoDelete.run(redis, deleteKeys(shard), args));
+        List<?> reply = (List<?>) runWithTopicKeys(undoDelete, shard, deleteKeys(shard), ids);
         Map<String, Long> undone = new LinkedHashMap<>();
         for (int i = 0; i < reply.size(); i += 2) {
             Object due = reply.get(i + 1);
@@ -338,8 +349,8 @@ public final class RedisJobStore implements JobStore {
     @Override
     public Outcome retry(Attempt attempt, long retryAt) {
         int shard = shardOf(attempt.id());
-        List<String> args = List.of(keys.tag(shard), attempt.id(), Long.toString(retryAt), attempt.argument());
-        List<?> reply = (List<?>) call(() -> retry.run(redis, shardKeys(shard), args));
+        List<String> args = List.of(attempt.id(), Long.toString(retryAt), attempt.argument());
+        List<?> reply = (List<?>) runWithTopicKeys(retry, shard, shardKeys(shard), args);
         return outcome(reply.get(0), reply.size() > 1 ? reply.get(1) : null);
     }
 
@@ -444,10 +455,10 @@ public final class RedisJobStore implements JobStore {
 
     @Override
     public ClearBatch clear(int shard, int offset, int limit, long now) {
-        List<?> reply = (List<?>) call(() -> clear.run(
-                redis,
-                deleteKeys(shard),
-                List.of(keys.tag(shard), Long.toString(now), Integer.toString(limit), Integer.toString(offset))));
+        List<String> k = new ArrayList<>(deleteKeys(shard));
+        k.add(keys.topics(shard));
+        List<?> reply = (List<?>) runWithTopicKeys(
+                clear, shard, k, List.of(Long.toString(now), Integer.toString(limit), Integer.toString(offset)));
         List<String> deleted = new ArrayList<>();
         for (Object id : (List<?>) reply.get(0)) {
             deleted.add((String) id);
@@ -500,15 +511,16 @@ public final class RedisJobStore implements JobStore {
     @Override
     public TierLoad loadTier(
             int shard, List<Job> page, JobCursor loadedTo, long readAt, long now, long maxAgeMs, long epoch) {
-        List<String> args = new ArrayList<>(7 + page.size() * 3);
-        args.add(keys.tag(shard));
+        List<String> args = new ArrayList<>(6 + page.size() * 3);
         args.add(Long.toString(epoch));
         args.add(Long.toString(readAt));
         args.add(Long.toString(now));
         args.add(Long.toString(maxAgeMs));
         args.add(Long.toString(loadedTo.dueAt()));
         args.add(loadedTo.id());
+        Set<String> met = topicsMet(shard);
         for (Job job : page) {
+            met.add(job.topic());
             args.add(job.id());
             args.add(PoolValues.encode(job));
             args.add(Long.toString(job.executeAt()));
@@ -516,6 +528,7 @@ public final class RedisJobStore implements JobStore {
         List<String> k = new ArrayList<>(shardKeys(shard));
         k.add(keys.tier(shard));
         k.add(keys.epoch(shard));
+        k.add(keys.topics(shard));
         Object result = call(() -> tierLoad.run(redis, k, args));
         if (result instanceof Long current) {
             throw new StaleEpochException(shard, epoch, current);
@@ -542,16 +555,18 @@ public final class RedisJobStore implements JobStore {
         List<LuaScript.Call> calls = new ArrayList<>(byShard.size());
         for (var entry : byShard.entrySet()) {
             int shard = entry.getKey();
-            List<String> args = new ArrayList<>(1 + entry.getValue().size() * 3);
-            args.add(keys.tag(shard));
+            Set<String> met = topicsMet(shard);
+            List<String> args = new ArrayList<>(entry.getValue().size() * 3);
             for (int i : entry.getValue()) {
                 Job job = jobs.get(i);
+                met.add(job.topic());
                 args.add(job.id());
                 args.add(PoolValues.encode(job));
                 args.add(Long.toString(job.executeAt()));
             }
             List<String> k = new ArrayList<>(shardKeys(shard));
             k.add(keys.tier(shard));
+            k.add(keys.topics(shard));
             calls.add(new LuaScript.Call(k, args));
         }
         List<Object> replies = call(() -> tierAdmit.runAll(redis, calls));
@@ -607,6 +622,44 @@ public final class RedisJobStore implements JobStore {
                 keys.deleting(shard),
                 keys.deleteUndo(shard));
     }
+
+    private Set<String> topicsMet(int shard) {
+        return topicsMet.computeIfAbsent(shard, s -> ConcurrentHashMap.newKeySet());
+    }
+
+    /**
+     * Runs a script that may need the keys of topics it learns from the jobs it reads: {@code fixedKeys}, then the
+     * ready list and dead set of every topic met in the shard. A script that needs the keys of another topic writes
+     * nothing and answers {@code { 'undeclared-topics', topics }} (lib.lua); the topics are met then, and the
+     * script is run again. Topics are only ever added, so this ends; a script that still names topics after
+     * {@link #UNDECLARED_TOPIC_ROUNDS} runs (new topics arriving faster than the runs) is an error.
+     */
+    private Object runWithTopicKeys(LuaScript script, int shard, List<String> fixedKeys, List<String> args) {
+        Set<String> met = topicsMet(shard);
+        for (int round = 0; round < UNDECLARED_TOPIC_ROUNDS; round++) {
+            List<String> k = new ArrayList<>(fixedKeys.size() + 2 * met.size());
+            k.addAll(fixedKeys);
+            for (String topic : met) {
+                k.add(keys.ready(shard, topic));
+                k.add(keys.dead(shard, topic));
+            }
+            Object result = call(() -> script.run(redis, k, args));
+            if (!(result instanceof List<?> reply
+                    && reply.size() == 2
+                    && UNDECLARED_TOPICS.equals(reply.get(0))
+                    && reply.get(1) instanceof List<?> topics)) {
+                return result;
+            }
+            for (Object topic : topics) {
+                met.add((String) topic);
+            }
+        }
+        throw new IllegalStateException(
+                "script " + script.name() + " of shard " + shard + " kept naming topics whose keys it lacked");
+    }
+
+    private static final String UNDECLARED_TOPICS = "undeclared-topics";
+    private static final int UNDECLARED_TOPIC_ROUNDS = 8;
 
     private List<String> deadKeys(int shard, String topic) {
         List<String> k = new ArrayList<>(shardKeys(shard));

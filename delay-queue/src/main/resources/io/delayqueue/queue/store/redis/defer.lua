@@ -9,21 +9,17 @@ for i = 1, #ARGV, 3 do
   local id = ARGV[i]
   local v = redis.call('HGET', KEYS[1], id)
   if not v then
-    out[#out + 1] = 0
-    out[#out + 1] = false
+    add_reply(out, not_found())
   else
     local j = parse(v)
     if stale(j, ARGV[i + 2]) then
-      out[#out + 1] = 3
-      out[#out + 1] = j.st
+      add_reply(out, stale_attempt(j.st))
     elseif j.st == 'RESERVED' then
       redis.call('ZADD', KEYS[2], ARGV[i + 1], id)
       transition(id, j, 'DELAY')
-      out[#out + 1] = 1
-      out[#out + 1] = 'DELAY'
+      add_reply(out, applied('DELAY'))
     else
-      out[#out + 1] = 2
-      out[#out + 1] = j.st
+      add_reply(out, conflict(j.st))
     end
   end
 end

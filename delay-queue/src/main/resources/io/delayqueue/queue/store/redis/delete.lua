@@ -7,15 +7,15 @@
 local now, id = ARGV[1], ARGV[2]
 local v = redis.call('HGET', KEYS[1], id)
 if not v then
-  if not ARGV[3] then return { 0, false } end
+  if not ARGV[3] then return not_found() end
   redis.call('HSET', KEYS[1], id, ARGV[3])
   count('DELETED', 1)
   redis.call('HSET', KEYS[6], id, '')
   redis.call('ZADD', KEYS[5], now, id)
-  return { 1, 'DELETED' }
+  return applied('DELETED')
 end
 local j = parse(v)
-if j.st == 'DELETED' and delete_pending(id) then return { 1, 'DELETED' } end
-if j.st ~= 'DELAY' and j.st ~= 'READY' then return { 2, j.st } end
+if j.st == 'DELETED' and delete_pending(id) then return applied('DELETED') end
+if j.st ~= 'DELAY' and j.st ~= 'READY' then return conflict(j.st) end
 begin_delete(id, j, v, now)
-return { 1, 'DELETED' }
+return applied('DELETED')

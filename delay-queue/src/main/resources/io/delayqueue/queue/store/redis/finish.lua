@@ -7,22 +7,18 @@ for i = 3, #ARGV, 2 do
   local id = ARGV[i]
   local v = redis.call('HGET', KEYS[1], id)
   if not v then
-    out[#out + 1] = 0
-    out[#out + 1] = false
+    add_reply(out, not_found())
   else
     local j = parse(v)
     if stale(j, ARGV[i + 1]) then
-      out[#out + 1] = 3
-      out[#out + 1] = j.st
+      add_reply(out, stale_attempt(j.st))
     elseif j.st == 'RESERVED' then
       redis.call('ZREM', KEYS[2], id)
       redis.call('ZADD', KEYS[4], tonumber(ARGV[1]) + retention, id)
       transition(id, j, 'FINISHED')
-      out[#out + 1] = 1
-      out[#out + 1] = 'FINISHED'
+      add_reply(out, applied('FINISHED'))
     else
-      out[#out + 1] = 2
-      out[#out + 1] = j.st
+      add_reply(out, conflict(j.st))
     end
   end
 end

@@ -1,13 +1,30 @@
--- Shared prelude of every delay-queue script (prepended by LuaScripts).
--- A pool value is "STATUS|attempts|due|ttr|maxAttempts|topic|<job json>". The header carries what the
--- scripts need to move a job, so no script ever decodes or re-encodes the JSON.
--- KEYS[1] pool (HASH id -> value), KEYS[2] bucket (ZSET id -> due or reservation deadline),
--- KEYS[3] counts (HASH status -> jobs in the pool), KEYS[4] done (ZSET id -> purge time of a final job).
+-- Shared prelude of every delay-queue script (prepended by LuaScript, which also runs flush_counts after the
+-- script's body).
+--
+-- A pool value (PoolValues.java) is
+--   STATUS|attempts|due|ttr|maxAttempts|topic|createTime|priority|extrasLength|<extras json><body>
+-- The first six fields are what the scripts read and rewrite (parse/render below); the rest, from createTime on,
+-- is opaque to them: parse keeps it as `rest` and render writes it back unchanged, so no script ever decodes or
+-- re-encodes a job's extras or body. (Values of earlier versions carry the job as JSON after the six fields;
+-- the scripts treat that the same way.)
+--
+-- KEYS: every key a script touches is passed in KEYS (Redis Cluster and proxies route by them), all under the
+-- shard's hash tag {<prefix>:<shard>} so that they are in one slot; no script builds a key name. The first four
+-- are the same in every script that moves jobs:
+--   KEYS[1] pool (HASH id -> value), KEYS[2] bucket (ZSET id -> due or reservation deadline),
+--   KEYS[3] counts (HASH status -> jobs in the pool), KEYS[4] done (ZSET id -> purge time of a final job);
+-- each script's header names the keys after them. Keys of one topic ('<tag>:ready:<topic>' LIST,
+-- '<tag>:dead:<topic>' ZSET) are found by name among KEYS (topic_key): push declares the dead sets of the DEAD
+-- jobs it restores; move_due, retry, undo_delete and clear, whose topics are known only once they read the
+-- jobs, are given the topic keys of every topic the caller has met in the shard (RedisJobStore), check before
+-- they write anything that each topic they need is among them, and otherwise write nothing and answer
+-- undeclared_topics(): the caller adds those topics and runs the script again. A key not declared is never
+-- touched: topic_key raises an error instead.
 local function parse(v)
   local st, at, due, ttr, max, topic, pos =
     string.match(v, '^(%u+)|(%d+)|(%d+)|(%d+)|(%d+)|([^|]+)|()')
   return { st = st, at = tonumber(at), due = tonumber(due), ttr = tonumber(ttr), max = tonumber(max),
-           topic = topic, json = string.sub(v, pos) }
+           topic = topic, rest = string.sub(v, pos) }
 end
 
 local function num(x)
@@ -16,7 +33,60 @@ end
 
 local function render(j)
   return j.st .. '|' .. num(j.at) .. '|' .. num(j.due) .. '|' .. num(j.ttr) .. '|' .. num(j.max) .. '|'
-    .. j.topic .. '|' .. j.json
+    .. j.topic .. '|' .. j.rest
+end
+
+-- The reply of one job's transition ({ code, status }), decoded by RedisJobStore.outcome: applied (and the
+-- status it has now), not found, refused because the job's status forbids it, or stale (see stale below).
+local function applied(st)
+  return { 1, st }
+end
+local function not_found()
+  return { 0, false }
+end
+local function conflict(st)
+  return { 2, st }
+end
+local function stale_attempt(st)
+  return { 3, st }
+end
+-- Appends a reply of the above to the flat list of replies of a script that takes many jobs.
+local function add_reply(out, r)
+  out[#out + 1] = r[1]
+  out[#out + 1] = r[2]
+end
+
+-- The per-topic keys declared in KEYS, by kind ('ready', 'dead') and topic.
+local topic_keys = { ready = {}, dead = {} }
+for i = 1, #KEYS do
+  local kind, topic = string.match(KEYS[i], '^{[^}]*}:(%l+):(.+)$')
+  if kind and topic_keys[kind] then
+    topic_keys[kind][topic] = KEYS[i]
+  end
+end
+
+-- The declared key of a topic; an error when the caller did not declare it. Each script looks up the topic keys
+-- it needs (need_topic_key, or topic_key itself) before its first write, so that a missing one changes nothing.
+local function topic_key(kind, topic)
+  local key = topic_keys[kind][topic]
+  if not key then
+    error('delay-queue: the ' .. kind .. ' key of topic ' .. topic .. ' is not declared in KEYS')
+  end
+  return key
+end
+
+-- Topics whose keys a script needs and was not given: collected by need_topic_key before the script writes
+-- anything, and answered with undeclared_topics() instead of running.
+local undeclared = {}
+local undeclared_seen = {}
+local function need_topic_key(kind, topic)
+  if not topic_keys[kind][topic] and not undeclared_seen[topic] then
+    undeclared_seen[topic] = true
+    undeclared[#undeclared + 1] = topic
+  end
+end
+local function undeclared_topics()
+  return { 'undeclared-topics', undeclared }
 end
 
 -- Outcomes are fenced by attempt: a finish, retry or defer names the attempt it is the outcome of (the job's

@@ -9,29 +9,30 @@
 -- Fenced by the owner's epoch (KEYS[5], the shard's highest epoch taken): a move carrying a lower epoch than
 -- the shard's is refused and moves nothing, so an owner that was paused while another took the shard over
 -- cannot move its jobs when it wakes. A higher epoch is stored (the key was lost with Redis' data); 0: unfenced.
--- ARGV: tag, now, limit, defaultPull (1/0), dispatchTimeout, purge, lead, epoch, then topics routed against the
+-- KEYS: pool, bucket, counts, done, epoch, then topic keys (see lib.lua; the ready list of each pull topic with a
+-- job due, and the dead set of each topic with a job dying, are needed).
+-- ARGV: now, limit, defaultPull (1/0), dispatchTimeout, purge, lead, epoch, then topics routed against the
 -- default. Returns dispatch (id, value pairs), ready, dead, expired (id, topic pairs), the entries moved (the
 -- limit when more may be due), and when the next move is wanted (false: the bucket is empty); a refused move returns
--- the shard's epoch alone.
-local epoch = tonumber(ARGV[8])
+-- the shard's epoch alone; undeclared_topics() when a topic key needed was not declared (nothing moved).
+local epoch = tonumber(ARGV[7])
 if epoch > 0 then
   local current = tonumber(redis.call('GET', KEYS[5]) or '0')
   if current > epoch then
     return current
   elseif current < epoch then
-    redis.call('SET', KEYS[5], ARGV[8])
+    redis.call('SET', KEYS[5], ARGV[7])
   end
 end
-local tag = ARGV[1]
-local now = tonumber(ARGV[2])
-local limit = tonumber(ARGV[3])
-local defaultPull = ARGV[4] == '1'
-local dispatchTimeout = tonumber(ARGV[5])
-local purge = tonumber(ARGV[6])
-local lead = tonumber(ARGV[7])
+local now = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local defaultPull = ARGV[3] == '1'
+local dispatchTimeout = tonumber(ARGV[4])
+local purge = tonumber(ARGV[5])
+local lead = tonumber(ARGV[6])
 local horizon = now + lead
 local flipped = {}
-for i = 9, #ARGV do flipped[ARGV[i]] = true end
+for i = 8, #ARGV do flipped[ARGV[i]] = true end
 
 local dispatch, ready, dead, expired = {}, {}, {}, {}
 
@@ -47,11 +48,28 @@ local function take_for_dispatch(id, j, from)
 end
 
 local entries = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', horizon, 'LIMIT', 0, limit, 'WITHSCORES')
+-- read and parse every entry's job first, so that the topic keys needed are checked before anything is written
+local values, jobs = {}, {}
+for k = 1, #entries, 2 do
+  local v = redis.call('HGET', KEYS[1], entries[k])
+  values[k] = v or false
+  local j = v and parse(v)
+  jobs[k] = j or false
+  if j and tonumber(entries[k + 1]) <= now then
+    if j.st == 'RESERVED' and j.at + 1 >= j.max then
+      need_topic_key('dead', j.topic)
+    elseif (j.st == 'RESERVED' or j.st == 'DELAY') and pulled(j.topic) then
+      need_topic_key('ready', j.topic)
+    end
+  end
+end
+if #undeclared > 0 then return undeclared_topics() end
+
 local moved = 0
 for k = 1, #entries, 2 do
   local id, score = entries[k], tonumber(entries[k + 1])
-  local v = redis.call('HGET', KEYS[1], id)
-  local j = v and parse(v)
+  local v = values[k]
+  local j = jobs[k] or nil
   if score > now then
     -- not due yet (the lead): only a DELAY job of a push topic is taken now
     if j and j.st == 'DELAY' and not pulled(j.topic) then
@@ -66,7 +84,7 @@ for k = 1, #entries, 2 do
       expired[#expired + 1] = j.topic
       if j.at >= j.max then
         redis.call('ZREM', KEYS[2], id)
-        redis.call('ZADD', tag .. ':dead:' .. j.topic, num(j.due), id)
+        redis.call('ZADD', topic_key('dead', j.topic), num(j.due), id)
         transition(id, j, 'DEAD')
         dead[#dead + 1] = id
         dead[#dead + 1] = j.topic
@@ -81,7 +99,7 @@ for k = 1, #entries, 2 do
     if j and j.st == 'DELAY' then
       if pulled(j.topic) then
         redis.call('ZREM', KEYS[2], id)
-        redis.call('LPUSH', tag .. ':ready:' .. j.topic, id)
+        redis.call('LPUSH', topic_key('ready', j.topic), id)
         transition(id, j, 'READY')
         ready[#ready + 1] = id
         ready[#ready + 1] = j.topic
@@ -99,7 +117,7 @@ for k = 1, #entries, 2 do
 end
 
 if purge > 0 then
-  local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[2], 'LIMIT', 0, purge)
+  local old = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[1], 'LIMIT', 0, purge)
   for _, id in ipairs(old) do
     local pv = redis.call('HGET', KEYS[1], id)
     if pv then

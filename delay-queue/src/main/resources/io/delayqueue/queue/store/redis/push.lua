@@ -1,16 +1,22 @@
 -- Adds jobs that are not in the pool yet (also used by restore). A DELAY job goes into the bucket at its
 -- due time; a DEAD job (restored) back into its topic's dead set.
--- ARGV[1] key tag, then triples: id, value, due. Returns 1 (created) or 0 (id exists) per job.
+-- KEYS: pool, bucket, counts, done, topics (SET of the shard's topics), then the dead set of each topic of a
+-- DEAD job in the call. ARGV: triples id, value, due. Returns 1 (created) or 0 (id exists) per job.
 -- The counts and the topic set are written once per script, not once per job.
-local tag = ARGV[1]
+-- each DEAD job's dead set must be declared: checked before the first write, so a mistake changes nothing
+for i = 2, #ARGV, 3 do
+  if string.sub(ARGV[i], 1, 5) == 'DEAD|' then
+    topic_key('dead', parse(ARGV[i]).topic)
+  end
+end
 local out = {}
 local topics = {}
-for i = 2, #ARGV, 3 do
+for i = 1, #ARGV, 3 do
   local id = ARGV[i]
   if redis.call('HSETNX', KEYS[1], id, ARGV[i + 1]) == 1 then
     local j = parse(ARGV[i + 1])
     if j.st == 'DEAD' then
-      redis.call('ZADD', tag .. ':dead:' .. j.topic, num(j.due), id)
+      redis.call('ZADD', topic_key('dead', j.topic), num(j.due), id)
     else
       redis.call('ZADD', KEYS[2], ARGV[i + 2], id)
     end
@@ -22,6 +28,6 @@ for i = 2, #ARGV, 3 do
   end
 end
 for topic in pairs(topics) do
-  redis.call('SADD', tag .. ':topics', topic)
+  redis.call('SADD', KEYS[5], topic)
 end
 return out

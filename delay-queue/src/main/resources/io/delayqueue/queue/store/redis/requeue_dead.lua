@@ -35,17 +35,14 @@ for i = 4, #ARGV do
   local id = ARGV[i]
   local v = redis.call('HGET', KEYS[1], id)
   if not v then
-    out[#out + 1] = 0
-    out[#out + 1] = false
+    add_reply(out, not_found())
   else
     local j = parse(v)
     if j.st == 'DEAD' and j.topic == topic then
       requeue(id, j)
-      out[#out + 1] = 1
-      out[#out + 1] = 'DELAY'
+      add_reply(out, applied('DELAY'))
     else
-      out[#out + 1] = 2
-      out[#out + 1] = j.st
+      add_reply(out, conflict(j.st))
     end
   end
 end

@@ -6,23 +6,22 @@
 -- A page read longer ago than maxAge is refused whole: a deleted job's tombstone is purged after the final-job
 -- retention, far longer than maxAge, so a stale page can never meet a job whose tombstone is gone.
 -- Fenced by the owner's epoch (KEYS[6]) as move_due is.
--- KEYS: pool, bucket, counts, done, tier, epoch. ARGV: tag, epoch, readAt, now, maxAge, cursor due, cursor id,
--- then triples id, value, due.
+-- KEYS: pool, bucket, counts, done, tier, epoch, topics (SET of the shard's topics). ARGV: epoch, readAt, now,
+-- maxAge, cursor due, cursor id, then triples id, value, due.
 -- Returns { ids loaded, earliest due loaded or false }, { -1 } for a stale page, or the shard's epoch when
 -- refused.
-local epoch = tonumber(ARGV[2])
+local epoch = tonumber(ARGV[1])
 if epoch > 0 then
   local current = tonumber(redis.call('GET', KEYS[6]) or '0')
   if current > epoch then
     return current
   elseif current < epoch then
-    redis.call('SET', KEYS[6], ARGV[2])
+    redis.call('SET', KEYS[6], ARGV[1])
   end
 end
-if tonumber(ARGV[4]) - tonumber(ARGV[3]) > tonumber(ARGV[5]) then
+if tonumber(ARGV[3]) - tonumber(ARGV[2]) > tonumber(ARGV[4]) then
   return { -1 }
 end
-local tag = ARGV[1]
 local ldue, lid = nil, ''
 local loaded = redis.call('HGET', KEYS[5], 'loaded')
 if loaded then
@@ -42,7 +41,7 @@ local function beyond(due, id)
 end
 local loadedIds, earliest = {}, nil
 local topics = {}
-for i = 8, #ARGV, 3 do
+for i = 7, #ARGV, 3 do
   local id, v, due = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   if beyond(due, id) and redis.call('HSETNX', KEYS[1], id, v) == 1 then
     local j = parse(v)
@@ -54,10 +53,10 @@ for i = 8, #ARGV, 3 do
   end
 end
 for topic in pairs(topics) do
-  redis.call('SADD', tag .. ':topics', topic)
+  redis.call('SADD', KEYS[7], topic)
 end
-local cdue = tonumber(ARGV[6])
-if beyond(cdue, ARGV[7]) then
-  redis.call('HSET', KEYS[5], 'loaded', num(cdue) .. '|' .. ARGV[7])
+local cdue = tonumber(ARGV[5])
+if beyond(cdue, ARGV[6]) then
+  redis.call('HSET', KEYS[5], 'loaded', num(cdue) .. '|' .. ARGV[6])
 end
 return { loadedIds, earliest and num(earliest) or false }
