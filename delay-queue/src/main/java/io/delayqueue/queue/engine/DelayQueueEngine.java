@@ -25,12 +25,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -73,9 +70,7 @@ public final class DelayQueueEngine implements AutoCloseable {
     private final DeadLetters deadLetters;
     private final LatenessRecorder lateness = new LatenessRecorder(LatenessRecorder.DEFAULT_WINDOW);
     private volatile EngineListener listener = EngineListener.NONE;
-    /** Concurrent pushes share journal commits and script calls. */
-    private final Combiner<Job, Pushed> pushes =
-            new Combiner<>(this::journalAndStore, EngineConfig.DEFAULT_MAX_BATCH_SIZE, 3);
+    private final PushPath pushPath;
 
     private final ShardScanner[] scanners;
     /** Per shard: the owner epoch this instance took in the store, and the ownership term it was taken under. */
@@ -148,18 +143,6 @@ public final class DelayQueueEngine implements AutoCloseable {
         this.pullWaiters =
                 new PullWaiters(this::tryReserve, config.pullRecheck().toMillis());
         this.restorer = new JournalRestorer(journal, store, clock, config.restorePageSize(), this::onScheduled);
-        this.reconciler = new Reconciler(
-                journal,
-                store,
-                coordinator,
-                restorer,
-                clock,
-                config.reconcileGrace().toMillis(),
-                config.restorePageSize(),
-                config.shards(),
-                this::onScheduled,
-                new CurrentListener(),
-                this::readmit);
         this.purger = new JournalPurger(
                 journal,
                 coordinator,
@@ -199,6 +182,20 @@ public final class DelayQueueEngine implements AutoCloseable {
                             }
                         },
                         this::onScheduled);
+        this.pushPath =
+                new PushPath(config, store, journal, clock, jobFactory, tierLoader, () -> listener, this::onScheduled);
+        this.reconciler = new Reconciler(
+                journal,
+                store,
+                coordinator,
+                restorer,
+                clock,
+                config.reconcileGrace().toMillis(),
+                config.restorePageSize(),
+                config.shards(),
+                this::onScheduled,
+                new CurrentListener(),
+                pushPath::readmit);
         this.scanners = new ShardScanner[config.shards()];
         for (int s = 0; s < scanners.length; s++) {
             scanners[s] = new ShardScanner(
@@ -370,7 +367,11 @@ public final class DelayQueueEngine implements AutoCloseable {
 
     /** Pushes one job; validation errors name the field. */
     public PushResult push(PushRequest request) {
-        return timed(() -> pushAll(List.of(request), "")).get(0);
+        return timed(() -> {
+                    ensureOpen();
+                    return pushPath.pushAll(List.of(request), "");
+                })
+                .get(0);
     }
 
     /** Pushes up to {@code maxBatchSize} jobs; a bad job rejects the whole batch, naming {@code [i].field}. */
@@ -382,7 +383,10 @@ public final class DelayQueueEngine implements AutoCloseable {
             throw new DelayQueueException.InvalidField(
                     "jobs", "holds " + requests.size() + " jobs, over the limit of " + config.maxBatchSize());
         }
-        return timed(() -> pushAll(requests, null));
+        return timed(() -> {
+            ensureOpen();
+            return pushPath.pushAll(requests, null);
+        });
     }
 
     /** Runs one caller's push and tells the listener how long its answer took. */
@@ -398,237 +402,7 @@ public final class DelayQueueEngine implements AutoCloseable {
         }
     }
 
-    /**
-     * Pushes one caller's jobs, combined with concurrent callers'. The ids are fixed before anything is written,
-     * and every answer carries them: {@link PushResult} when the jobs are durable (in Redis, or journaled and
-     * waiting for Redis); {@link DelayQueueException.Unavailable} (503) when nothing was written; {@link
-     * DelayQueueException.OutcomeUnknown} (504) when a commit was under way at the deadline; a 4xx when the
-     * journal refuses a row. Each caller gets its own outcome: its rows are its own journal entry, and a shard
-     * that fails in Redis answers only for its own jobs.
-     *
-     * <p>Bounded: a caller waits at most the commit timeout (from the moment it arrives, including its wait for a
-     * round) for the journal, plus the Redis call of its round, which {@code delay.redis.timeout} bounds.
-     */
-    private List<PushResult> pushAll(List<PushRequest> requests, String singleField) {
-        ensureOpen();
-        long now = clock.millis();
-        long deadline = System.nanoTime() + journal.commitTimeout().toNanos();
-        List<Job> jobs = jobFactory.createAll(requests, now, singleField);
-        boolean single = singleField != null;
-        List<Pushed> pushed;
-        try {
-            pushed = pushes.run(jobs, deadline);
-        } catch (Combiner.DeadlinePassed e) {
-            throw new DelayQueueException.Unavailable(
-                            "not written: the service is too busy or the journal too slow to take the push within "
-                                    + journal.commitTimeout().toMillis() + " ms; retry with the same id",
-                            null)
-                    .withData(idsOf(jobs, single));
-        } catch (DelayQueueException e) {
-            // the round failed as a whole (unexpectedly): the exception is shared, so each caller gets its own
-            throw new DelayQueueException(e.httpStatus(), e.getMessage(), e).withData(idsOf(jobs, single));
-        }
-        List<PushResult> results = new ArrayList<>(pushed.size());
-        for (Pushed p : pushed) {
-            if (p.failure() != null) {
-                throw p.failure().withData(idsOf(jobs, single));
-            }
-            results.add(p.result());
-        }
-        return results;
-    }
-
-    /** What a failed push's answer carries: the job's id, or a batch's ids in order. */
-    private static Object idsOf(List<Job> jobs, boolean single) {
-        return single ? jobs.get(0).id() : jobs.stream().map(Job::id).toList();
-    }
-
-    /** The outcome of one job of a round: a result, or the failure its caller is answered with. */
-    private record Pushed(PushResult result, DelayQueueException failure) {}
-
-    /**
-     * Journals and stores the jobs of one round (one group per caller); one outcome per job, in order. A caller's
-     * failure is a new exception of its own (the caller sets its ids on it).
-     */
-    private List<Pushed> journalAndStore(List<List<Job>> groups, long deadlineNanos) {
-        // journal first: a job is never in Redis without its row. The round is one journal entry (one commit),
-        // in which each caller's jobs are a group with an answer of its own.
-        List<Journal.PendingCreate> pending = journal.startCreatedGroups(groups);
-        List<Set<String>> existing = new ArrayList<>(java.util.Collections.nCopies(groups.size(), Set.of()));
-        DelayQueueException[] failures = new DelayQueueException[groups.size()];
-        for (int g = 0; g < groups.size(); g++) {
-            try {
-                existing.set(g, pending.get(g).await(deadlineNanos));
-            } catch (DelayQueueException e) {
-                failures[g] = e;
-            }
-        }
-        // What goes to Redis: each journaled id once. One id twice in a round (two callers, or one batch, pushing
-        // the same client id): the first push creates the job, the others find it.
-        Map<String, Job> toStore = new LinkedHashMap<>();
-        Set<String> newIds = new HashSet<>();
-        Set<String> unsure = new HashSet<>(); // journaled before, and the journal could not be read now
-        for (int g = 0; g < groups.size(); g++) {
-            if (failures[g] != null) {
-                continue;
-            }
-            for (Job job : groups.get(g)) {
-                String id = job.id();
-                if (toStore.containsKey(id) || unsure.contains(id)) {
-                    continue;
-                }
-                if (!existing.get(g).contains(id)) {
-                    toStore.put(id, job);
-                    newIds.add(id);
-                } else {
-                    // Journaled before: keep the journaled job. If a push of it failed half-way before (row
-                    // committed, Redis down), this puts it into Redis now; if Redis has it, nothing changes.
-                    try {
-                        journal.find(id)
-                                .filter(j -> !j.status().isFinal())
-                                .map(JournalRestorer::restorable)
-                                .ifPresent(j -> toStore.put(id, j));
-                    } catch (DelayQueueException e) {
-                        unsure.add(id); // durable all the same; the reconciler sees to it
-                    }
-                }
-            }
-        }
-        // far jobs (due beyond the horizon) stay in the journal; each is admitted to Redis only if its shard's
-        // loader may have read past its row already (see TierLoader)
-        long farAfter = tierLoader == null ? Long.MAX_VALUE : clock.millis() + tierLoader.horizonMs();
-        List<Job> near = new ArrayList<>(toStore.size());
-        List<Job> far = new ArrayList<>();
-        for (Job job : toStore.values()) {
-            (job.executeAt() > farAfter ? far : near).add(job);
-        }
-        Map<String, Boolean> storedById = storeAll(near);
-        storedById.putAll(admitAll(far));
-        boolean durableWithoutRedis = journal.mode() != JournalMode.OFF;
-        for (String id : newIds) {
-            if (durableWithoutRedis || storedById.containsKey(id)) {
-                listener.pushed(toStore.get(id).topic());
-            }
-        }
-        List<Pushed> results = new ArrayList<>();
-        Set<String> reported = new HashSet<>();
-        for (int g = 0; g < groups.size(); g++) {
-            List<Job> group = groups.get(g);
-            if (failures[g] != null) {
-                DelayQueueException failure = failures[g];
-                for (int k = 0; k < group.size(); k++) {
-                    results.add(new Pushed(null, k == 0 ? failure : null));
-                }
-                continue;
-            }
-            DelayQueueException notStored = null;
-            List<Pushed> mine = new ArrayList<>(group.size());
-            for (Job job : group) {
-                String id = job.id();
-                Boolean stored = storedById.get(id);
-                boolean first = reported.add(id);
-                if (stored == null && toStore.containsKey(id) || unsure.contains(id)) {
-                    // Redis did not take it (its shard failed): durable in the journal, scheduled by the
-                    // reconciler once Redis is back; without a journal it is nowhere, and the caller is told so
-                    if (!durableWithoutRedis && notStored == null) {
-                        notStored = new DelayQueueException.Unavailable(
-                                "not written: Redis cannot take the job and there is no journal", null);
-                    }
-                    mine.add(new Pushed(new PushResult(id, first && newIds.contains(id), false), null));
-                } else {
-                    mine.add(new Pushed(
-                            new PushResult(id, first && Boolean.TRUE.equals(stored) && newIds.contains(id)), null));
-                }
-            }
-            if (notStored != null) {
-                for (int k = 0; k < group.size(); k++) {
-                    results.add(new Pushed(null, k == 0 ? notStored : null));
-                }
-            } else {
-                results.addAll(mine);
-            }
-        }
-        return results;
-    }
-
-    /**
-     * Puts jobs into Redis, one pipelined call per shard; by id, whether each was created ({@code false}: Redis
-     * had it), absent where its shard failed.
-     */
-    private Map<String, Boolean> storeAll(List<Job> jobs) {
-        Map<String, Boolean> byId = new HashMap<>();
-        if (jobs.isEmpty()) {
-            return byId;
-        }
-        List<Boolean> stored;
-        try {
-            stored = store.push(jobs);
-        } catch (DelayQueueException e) {
-            log.warn("Redis took none of {} pushed jobs: {}", jobs.size(), e.getMessage());
-            return byId;
-        }
-        for (int i = 0; i < jobs.size(); i++) {
-            Boolean created = stored.get(i);
-            if (created != null) {
-                byId.put(jobs.get(i).id(), created);
-                if (created) {
-                    onScheduled(jobs.get(i));
-                }
-            }
-        }
-        return byId;
-    }
-
-    /**
-     * Admits far jobs whose rows are committed (see {@link TierLoader}); by id {@code true} for each the store took
-     * or left to the loader (durable and scheduled either way), absent where its shard failed.
-     */
-    private Map<String, Boolean> admitAll(List<Job> jobs) {
-        Map<String, Boolean> byId = new HashMap<>();
-        if (jobs.isEmpty()) {
-            return byId;
-        }
-        List<JobStore.Admission> admitted;
-        try {
-            admitted = store.admit(jobs);
-        } catch (DelayQueueException e) {
-            log.warn("Redis could not admit any of {} far jobs: {}", jobs.size(), e.getMessage());
-            return byId;
-        }
-        for (int i = 0; i < jobs.size(); i++) {
-            JobStore.Admission a = admitted.get(i);
-            if (a != null) {
-                byId.put(jobs.get(i).id(), true);
-                if (a == JobStore.Admission.ADMITTED) {
-                    onScheduled(jobs.get(i));
-                }
-            }
-        }
-        return byId;
-    }
-
-    /**
-     * A job only the journal holds whose delete was undone (its tombstone removed): the tier loader skipped it
-     * while the tombstone stood, so it is admitted as a far push is (into Redis if within its shard's load
-     * intent, else left to the loader). Best effort: the reconciler restores it once overdue otherwise.
-     */
-    private void readmit(Job journaled) {
-        readmitAll(List.of(journaled));
-    }
-
-    /** {@link #readmit} of several jobs, in one admit call per shard. */
-    private void readmitAll(List<Job> journaled) {
-        if (tierLoader == null) {
-            return;
-        }
-        List<Job> live = journaled.stream()
-                .filter(j -> j.status() != JobStatus.DEAD && !j.status().isFinal())
-                .map(JournalRestorer::restorable)
-                .toList();
-        admitAll(live);
-    }
-
-    /** A job landed in the store (pushed or restored). */
+    /** A job landed in the store (restored). */
     private void onScheduled(Job job) {
         onScheduled(JobIds.shardOf(job.id(), config.shards()), job.executeAt());
     }
@@ -756,7 +530,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                 } catch (DelayQueueException.Unavailable refused) {
                     // undone: the job is live again, and without its tombstone the tier loader may have passed it
                     if (journalOnly != null) {
-                        readmit(journalOnly);
+                        pushPath.readmit(journalOnly);
                     }
                     throw refused;
                 }
@@ -1004,7 +778,8 @@ public final class DelayQueueEngine implements AutoCloseable {
                         // undone: those jobs are live again, and the tier loader may have passed the ones whose
                         // tombstones kept it out (those Redis holds are left as they are). The batches of this page
                         // not committed yet will not be: undo them too, rather than hold them for the reconciler
-                        readmitAll(entry.getValue().stream().map(pageById::get).toList());
+                        pushPath.readmitAll(
+                                entry.getValue().stream().map(pageById::get).toList());
                         undoBegun(batches.subList(b + 1, batches.size()), pageById, refused);
                         throw refused;
                     }
@@ -1029,7 +804,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                         onScheduled(shard, dueAt);
                     }
                 });
-                readmitAll(entry.getValue().stream().map(jobsById::get).toList());
+                pushPath.readmitAll(entry.getValue().stream().map(jobsById::get).toList());
             } catch (RuntimeException undoFailed) {
                 cause.addSuppressed(undoFailed);
             }
