@@ -8,7 +8,6 @@ import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.coordination.WakeUpChannel;
 import io.delayqueue.queue.dispatch.Dispatcher;
-import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
@@ -16,19 +15,13 @@ import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
-import io.delayqueue.queue.store.ShardStats;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -69,11 +62,7 @@ public final class DelayQueueEngine implements AutoCloseable {
     private final DueJobMover mover;
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
     private final AtomicInteger reserveRotation = new AtomicInteger();
-    private final JournalRestorer restorer;
-    private final Reconciler reconciler;
-    private ScheduledExecutorService reconcileTimer;
-    private final JournalPurger purger;
-    private ScheduledExecutorService purgeTimer;
+    private final Maintenance maintenance;
     /** Loads far jobs from the journal ahead of time; {@code null} when every job is kept in Redis. */
     private final TierLoader tierLoader;
 
@@ -130,8 +119,9 @@ public final class DelayQueueEngine implements AutoCloseable {
         this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
         this.pullWaiters =
                 new PullWaiters(this::tryReserve, config.pullRecheck().toMillis());
-        this.restorer = new JournalRestorer(journal, store, clock, config.restorePageSize(), this::onScheduled);
-        this.purger = new JournalPurger(
+        JournalRestorer restorer =
+                new JournalRestorer(journal, store, clock, config.restorePageSize(), this::onScheduled);
+        JournalPurger purger = new JournalPurger(
                 journal,
                 coordinator,
                 clock,
@@ -169,7 +159,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                         this::onScheduled);
         this.pushPath =
                 new PushPath(config, store, journal, clock, jobFactory, tierLoader, () -> listener, this::onScheduled);
-        this.reconciler = new Reconciler(
+        Reconciler reconciler = new Reconciler(
                 journal,
                 store,
                 coordinator,
@@ -181,6 +171,22 @@ public final class DelayQueueEngine implements AutoCloseable {
                 this::onScheduled,
                 new CurrentListener(),
                 pushPath::readmit);
+        this.maintenance = new Maintenance(
+                config,
+                store,
+                journal,
+                coordinator,
+                clock,
+                restorer,
+                reconciler,
+                purger,
+                tierLoader,
+                pushPath,
+                pipeline,
+                pullWaiters,
+                lateness,
+                this::onScheduled,
+                () -> listener);
     }
 
     public EngineConfig config() {
@@ -268,33 +274,7 @@ public final class DelayQueueEngine implements AutoCloseable {
             backfill.setDaemon(true);
             backfill.start();
         }
-        if (journal.mode() != JournalMode.OFF) {
-            reconcileTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "delay-reconciler");
-                t.setDaemon(true);
-                return t;
-            });
-            long every = config.reconcileInterval().toMillis();
-            reconcileTimer.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
-            if (purger.enabled()) {
-                purgeTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, "delay-journal-purge");
-                    t.setDaemon(true);
-                    return t;
-                });
-                long purgeEvery = config.purgeInterval().toMillis();
-                purgeTimer.scheduleWithFixedDelay(
-                        this::purgeJournalQuietly, purgeEvery, purgeEvery, TimeUnit.MILLISECONDS);
-            }
-        }
-    }
-
-    private void purgeJournalQuietly() {
-        try {
-            purger.purgeOnce(this::isRunning);
-        } catch (RuntimeException e) {
-            log.warn("journal retention pass failed: {}", e.toString());
-        }
+        maintenance.startTimers(this::isRunning);
     }
 
     /**
@@ -303,15 +283,7 @@ public final class DelayQueueEngine implements AutoCloseable {
      * deleted from the journal with their history, batch by batch, when this instance owns shard 0.
      */
     public PurgeReport purgeJournalNow() {
-        return purger.purgeOnce(() -> state.get() != State.CLOSED);
-    }
-
-    private void reconcileQuietly() {
-        try {
-            reconciler.reconcileOnce();
-        } catch (RuntimeException e) {
-            log.warn("reconciler pass failed: {}", e.toString());
-        }
+        return maintenance.purgeJournalNow(() -> state.get() != State.CLOSED);
     }
 
     /**
@@ -331,7 +303,7 @@ public final class DelayQueueEngine implements AutoCloseable {
 
     /** One reconciler pass by hand (a started engine runs them every reconcile interval). */
     public long reconcileNow() {
-        return reconciler.reconcileOnce();
+        return maintenance.reconcileNow();
     }
 
     public boolean isRunning() {
@@ -484,138 +456,7 @@ public final class DelayQueueEngine implements AutoCloseable {
     public void delete(String id) {
         ensureOpen();
         requireId(id);
-        long now = clock.millis();
-        Outcome outcome = store.beginDelete(id, now, null);
-        Job journalOnly = null;
-        if (outcome.result() == Outcome.Result.NOT_FOUND && journal.mode() != JournalMode.OFF) {
-            Optional<Job> journaled = journal.find(id);
-            if (journaled.isPresent()) {
-                JobStatus status = journaled.get().status();
-                if (status != JobStatus.DELAY && status != JobStatus.READY) {
-                    throw deleteConflict(id, status);
-                }
-                journalOnly = journaled.get();
-                outcome = store.beginDelete(id, now, journalOnly);
-            }
-        }
-        switch (outcome.result()) {
-            case APPLIED -> {
-                try {
-                    commitDeletes(JobIds.shardOf(id, config.shards()), List.of(id), now, "delete");
-                } catch (DelayQueueException.Unavailable refused) {
-                    // undone: the job is live again, and without its tombstone the tier loader may have passed it
-                    if (journalOnly != null) {
-                        pushPath.readmit(journalOnly);
-                    }
-                    throw refused;
-                }
-            }
-            case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);
-            case CONFLICT -> {
-                if (outcome.status() != JobStatus.DELETED) {
-                    throw deleteConflict(id, outcome.status());
-                }
-            }
-        }
-    }
-
-    private static DelayQueueException deleteConflict(String id, JobStatus status) {
-        return new DelayQueueException.StateConflict(
-                id,
-                status,
-                status == JobStatus.RESERVED
-                        ? "it is being delivered and can no longer be deleted"
-                        : "it can no longer be deleted");
-    }
-
-    /**
-     * Commits {@code DELETED} for deletes of one shard pending in Redis, then confirms them there; when the
-     * journal refuses, undoes them in Redis and throws 503; when its answer is unknown, leaves them pending
-     * (held, never delivered) and throws 504. A confirmation Redis misses is made by the reconciler.
-     */
-    private void commitDeletes(int shard, List<String> ids, long now, String detail) {
-        if (ids.isEmpty()) {
-            return;
-        }
-        List<Transition> deleted = new ArrayList<>(ids.size());
-        for (String id : ids) {
-            deleted.add(Transition.of(id, JobEvent.DELETED, null, JobStatus.DELETED, now, detail));
-        }
-        try {
-            journal.recordTransitionsDurably(deleted);
-        } catch (DelayQueueException.OutcomeUnknown unknown) {
-            throw new DelayQueueException.OutcomeUnknown(
-                    unknownDelete(ids) + ": the journal did not answer in time and may still commit it; the job"
-                            + (ids.size() == 1 ? " is" : "s are")
-                            + " held (not delivered) until a retried delete or the reconciler settles it",
-                    unknown);
-        } catch (RuntimeException refused) {
-            try {
-                store.undoDeletes(shard, ids).forEach((id, dueAt) -> {
-                    if (dueAt != null) {
-                        onScheduled(shard, dueAt);
-                    }
-                });
-            } catch (RuntimeException undoFailed) {
-                refused.addSuppressed(undoFailed);
-                throw new DelayQueueException.OutcomeUnknown(
-                        unknownDelete(ids) + ": the journal refused it (" + refused.getMessage()
-                                + ") and Redis could not be put back as it was; the job"
-                                + (ids.size() == 1 ? " is" : "s are")
-                                + " held (not delivered) until a retried delete or the reconciler settles it",
-                        refused);
-            }
-            throw new DelayQueueException.Unavailable(
-                    (ids.size() == 1 ? "job " + ids.get(0) + " was not deleted" : ids.size() + " jobs were not deleted")
-                            + ": the journal refused it (" + refused.getMessage() + "); nothing changed",
-                    refused);
-        }
-        try {
-            List<String> confirmed = store.confirmDeletes(shard, ids, now);
-            confirmed.forEach(listener::deleted);
-            if (confirmed.size() < ids.size()) {
-                redoDeletes(shard, ids, now);
-            }
-        } catch (RuntimeException e) {
-            // committed: the job is DELETED in both stores, only its purge waits for the reconciler's confirmation
-            log.warn(
-                    "{} deletes committed but not confirmed in Redis (the reconciler will): {}",
-                    ids.size(),
-                    e.toString());
-        }
-    }
-
-    /**
-     * The journal committed these deletes, but some were no longer pending in Redis: a reconciler pass took
-     * one for abandoned and undid it (its commit ran past the grace and the commit timeout). The journal is the
-     * truth: each still live in Redis is deleted there again, and confirmed at once.
-     */
-    private void redoDeletes(int shard, List<String> ids, long now) {
-        List<String> again = new ArrayList<>();
-        for (String id : ids) {
-            Outcome o = store.beginDelete(id, now, null);
-            if (o.applied()) {
-                again.add(id);
-            } else if (o.status() != JobStatus.DELETED && o.result() != Outcome.Result.NOT_FOUND) {
-                log.warn(
-                        "job {} is DELETED in the journal but {} in Redis: it was handed over meanwhile",
-                        id,
-                        o.status());
-            }
-        }
-        if (!again.isEmpty()) {
-            store.confirmDeletes(shard, again, now).forEach(listener::deleted);
-            log.warn(
-                    "{} deletes committed after a reconciler pass had undone them were made again: {}",
-                    again.size(),
-                    again);
-        }
-    }
-
-    private static String unknownDelete(List<String> ids) {
-        return ids.size() == 1
-                ? "the delete of job " + ids.get(0) + " may or may not have been committed"
-                : "the delete of " + ids.size() + " jobs may or may not have been committed";
+        maintenance.delete(id);
     }
 
     /**
@@ -654,29 +495,14 @@ public final class DelayQueueEngine implements AutoCloseable {
      */
     public RestoreReport restore(boolean expire) {
         ensureOpen();
-        requireJournal();
-        // far jobs stay in the journal tier: their shards' loaders bring them in ahead of time
-        long dueAtMost = tierLoader == null ? Long.MAX_VALUE : clock.millis() + tierLoader.horizonMs();
-        return restorer.restoreAll(expire, dueAtMost, "restore (expire=" + expire + ")");
+        return maintenance.restore(expire);
     }
 
     /** Restores one job from the journal if Redis lacks it. */
     public RestoreReport restoreJob(String id) {
         ensureOpen();
         requireId(id);
-        requireJournal();
-        Job job = journal.find(id).orElseThrow(() -> new DelayQueueException.JobNotFound(id));
-        if (job.status().isFinal() && job.status() != JobStatus.DEAD) {
-            throw new DelayQueueException.StateConflict(id, job.status(), "a final job is not restored");
-        }
-        if (tierLoader != null
-                && job.status() == JobStatus.DELAY
-                && job.executeAt() > clock.millis() + tierLoader.horizonMs()
-                && store.find(id).isEmpty()) {
-            return new RestoreReport(1, 0, 0, 0, 1);
-        }
-        long restored = restorer.restore(List.of(job), "restoreJob");
-        return new RestoreReport(1, restored, 1 - restored, 0);
+        return maintenance.restoreJob(id);
     }
 
     /**
@@ -690,141 +516,11 @@ public final class DelayQueueEngine implements AutoCloseable {
      */
     public long clearAll() {
         ensureOpen();
-        long now = clock.millis();
-        long deleted = 0;
-        int limit = config.restorePageSize();
-        try {
-            for (int s = 0; s < config.shards(); s++) {
-                int offset = 0;
-                while (true) {
-                    JobStore.ClearBatch batch = store.clear(s, offset, limit, now);
-                    commitDeletes(s, batch.deleted(), now, "clearAll");
-                    deleted += batch.deleted().size();
-                    offset += batch.reservedKept();
-                    if (batch.scanned() < limit && batch.deleted().size() < limit) {
-                        break;
-                    }
-                }
-            }
-            if (journal.mode() != JournalMode.OFF) {
-                deleted += clearJournalOnly(now, limit);
-            }
-        } catch (DelayQueueException e) {
-            String done = "clearAll stopped after deleting " + deleted + " jobs: ";
-            throw e instanceof DelayQueueException.OutcomeUnknown
-                    ? new DelayQueueException.OutcomeUnknown(done + e.getMessage(), e)
-                    : new DelayQueueException(e.httpStatus(), done + e.getMessage(), e);
-        }
-        log.warn("clearAll deleted {} jobs", deleted);
-        return deleted;
-    }
-
-    /** Deletes, through tombstones, the not-yet-delivered jobs that only the journal holds. */
-    private long clearJournalOnly(long now, int limit) {
-        long deleted = 0;
-        for (JobStatus status : List.of(JobStatus.DELAY, JobStatus.READY)) {
-            JobCursor cursor = JobCursor.START;
-            while (true) {
-                List<Job> page = journal.page(status, cursor, Long.MAX_VALUE, limit);
-                if (page.isEmpty()) {
-                    break;
-                }
-                Job last = page.get(page.size() - 1);
-                cursor = new JobCursor(last.executeAt(), last.id());
-                Map<Integer, List<String>> begunByShard = new TreeMap<>();
-                Map<String, Job> pageById = new HashMap<>();
-                for (Job job : page) {
-                    pageById.put(job.id(), job);
-                    // every row, not only those Redis lacks: a far job the tier loader brought in after this
-                    // clearAll went over Redis is deleted here (begun as any delete); one Redis lacks gets a
-                    // tombstone, which keeps the loader from bringing it in later
-                    if (store.beginDelete(job.id(), now, job).applied()) {
-                        begunByShard
-                                .computeIfAbsent(JobIds.shardOf(job.id(), config.shards()), k -> new ArrayList<>())
-                                .add(job.id());
-                    }
-                }
-                List<Map.Entry<Integer, List<String>>> batches = new ArrayList<>(begunByShard.entrySet());
-                for (int b = 0; b < batches.size(); b++) {
-                    var entry = batches.get(b);
-                    try {
-                        commitDeletes(entry.getKey(), entry.getValue(), now, "clearAll");
-                    } catch (DelayQueueException.Unavailable refused) {
-                        // undone: those jobs are live again, and the tier loader may have passed the ones whose
-                        // tombstones kept it out (those Redis holds are left as they are). The batches of this page
-                        // not committed yet will not be: undo them too, rather than hold them for the reconciler
-                        pushPath.readmitAll(
-                                entry.getValue().stream().map(pageById::get).toList());
-                        undoBegun(batches.subList(b + 1, batches.size()), pageById, refused);
-                        throw refused;
-                    }
-                    deleted += entry.getValue().size();
-                }
-                if (page.size() < limit) {
-                    break;
-                }
-            }
-        }
-        return deleted;
-    }
-
-    /** Undoes deletes begun and never committed; what Redis cannot undo now the reconciler settles later. */
-    private void undoBegun(
-            List<Map.Entry<Integer, List<String>>> batches, Map<String, Job> jobsById, RuntimeException cause) {
-        for (var entry : batches) {
-            int shard = entry.getKey();
-            try {
-                store.undoDeletes(shard, entry.getValue()).forEach((id, dueAt) -> {
-                    if (dueAt != null) {
-                        onScheduled(shard, dueAt);
-                    }
-                });
-                pushPath.readmitAll(entry.getValue().stream().map(jobsById::get).toList());
-            } catch (RuntimeException undoFailed) {
-                cause.addSuppressed(undoFailed);
-            }
-        }
-    }
-
-    private void requireJournal() {
-        if (journal.mode() == JournalMode.OFF) {
-            throw new DelayQueueException(409, "there is no journal to restore from (delay.journal.mode=off)");
-        }
+        return maintenance.clearAll();
     }
 
     public EngineStats stats() {
-        Map<JobStatus, Long> byStatus = new EnumMap<>(JobStatus.class);
-        Map<String, Long> readyByTopic = new TreeMap<>();
-        List<ShardStats> shards = new ArrayList<>();
-        for (int s = 0; s < config.shards(); s++) {
-            ShardStats st = store.stats(s);
-            shards.add(st);
-            st.byStatus().forEach((k, v) -> byStatus.merge(k, v, Long::sum));
-            st.readyByTopic().forEach((k, v) -> readyByTopic.merge(k, v, Long::sum));
-        }
-        TierStats tiers;
-        if (tierLoader == null) {
-            tiers = new TierStats(0, byStatus.getOrDefault(JobStatus.DELAY, 0L), 0L, null);
-        } else {
-            TierLoader.Count count = tierLoader.journalTier();
-            tiers = new TierStats(
-                    tierLoader.horizonMs(),
-                    byStatus.getOrDefault(JobStatus.DELAY, 0L),
-                    count == null ? null : count.jobs(),
-                    count == null ? null : count.countedAt());
-        }
-        return new EngineStats(
-                coordinator.role(),
-                byStatus,
-                readyByTopic,
-                shards,
-                tiers,
-                lateness.snapshot(clock.millis()),
-                pipeline.dispatched(),
-                pipeline.failed(),
-                pipeline.stale(),
-                pullWaiters.waiting(),
-                new EngineStats.Journal(journal.mode().name(), journal.queuedRows(), journal.lagMillis()));
+        return maintenance.stats();
     }
 
     // ---- scanning ----
@@ -893,19 +589,7 @@ public final class DelayQueueEngine implements AutoCloseable {
             return;
         }
         mover.stopScanners();
-        if (reconcileTimer != null) {
-            reconcileTimer.shutdownNow();
-        }
-        if (purgeTimer != null) {
-            // interrupts a pause; a batch under way is one short transaction: let it commit before the journal's
-            // connections close
-            purgeTimer.shutdownNow();
-            try {
-                purgeTimer.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        maintenance.stopTimers();
         if (tierLoader != null) {
             tierLoader.stop();
         }
