@@ -17,9 +17,11 @@ import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -100,7 +102,6 @@ public final class DelayQueueEngine implements AutoCloseable {
         this.journal = journal;
         this.clock = clock;
         this.routes = new TopicRoutes(config.defaultDispatcher(), config.topicDispatchers());
-        this.jobFactory = new JobFactory(config, store::claimIdNode);
         Map<String, Dispatcher> byName = new HashMap<>();
         for (Dispatcher d : dispatchers) {
             if (byName.put(d.name(), d) != null) {
@@ -114,6 +115,13 @@ public final class DelayQueueEngine implements AutoCloseable {
                         + ", pull; rocketmq needs delay.rocketmq.namesrv, activemq needs delay.activemq.url)");
             }
         }
+        Set<String> urlDispatchers = new HashSet<>();
+        for (Dispatcher d : dispatchers) {
+            if (d.needsUrl()) {
+                urlDispatchers.add(d.name());
+            }
+        }
+        this.jobFactory = new JobFactory(config, store::claimIdNode, urlDispatchers);
         this.pipeline = new DispatchPipeline(
                 store, routes, byName, config, journal, clock, this::onScheduled, new CurrentListener());
         this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
