@@ -36,6 +36,14 @@ import org.slf4j.LoggerFactory;
  * <p>Lifecycle as in Curator's recipes: {@code LATENT -> STARTED -> CLOSED}, guarded by a compare-and-set.
  * Pushing, pulling and deleting work in any state but {@code CLOSED}; only a started engine scans. Tests
  * drive a latent engine by hand with {@link #runDueJobs()} and a manual {@link Clock}.
+ *
+ * <p>A facade: the work is done by package-private collaborators: {@link PushPath} (combined, journal-first
+ * pushes), {@link DueJobMover} (scanners, owner epochs, hand-over), {@link DispatchPipeline} (sends and their
+ * acknowledgements), {@link PullWaiters} (pull consumers), {@link DeadLetters} and {@link Maintenance} (deletes,
+ * restores, clearAll, reconciler and purge timers, stats). This class keeps the public API and its contracts,
+ * the argument checks, the wiring of the collaborators and the lifecycle (the order of start and close). It is
+ * longer than the house guide of about 350 lines because of those contracts and that wiring; the pull side
+ * ({@link #reserve}, {@link #finish}) is the next candidate to move out.
  */
 public final class DelayQueueEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DelayQueueEngine.class);
@@ -60,13 +68,13 @@ public final class DelayQueueEngine implements AutoCloseable {
     private final LatenessRecorder lateness = new LatenessRecorder(LatenessRecorder.DEFAULT_WINDOW);
     private volatile EngineListener listener = EngineListener.NONE;
     private final PushPath pushPath;
-
     private final DueJobMover mover;
-    private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
-    private final AtomicInteger reserveRotation = new AtomicInteger();
     private final Maintenance maintenance;
     /** Loads far jobs from the journal ahead of time; {@code null} when every job is kept in Redis. */
     private final TierLoader tierLoader;
+
+    private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+    private final AtomicInteger reserveRotation = new AtomicInteger();
 
     public DelayQueueEngine(
             EngineConfig config,

@@ -34,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * restores from the journal, the reconciler's and journal retention's timers, and the stats.
  *
  * <p>Thread-safe: called on the callers' threads; the reconciler and the purge run on timers of their own.
+ *
+ * <p>Longer than the house guide of about 350 lines: delete, clearAll and the reconciler's settling of deletes
+ * share one protocol (pending in Redis, committed in the journal, confirmed, or undone and readmitted), kept in
+ * one place; the restores and the stats could move out on their own.
  */
 final class Maintenance {
     private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
