@@ -19,6 +19,14 @@ public interface Dispatcher extends AutoCloseable {
 
     CompletionStage<Void> dispatch(Job job);
 
+    /**
+     * Whether each job routed here must carry a {@code url} (its callback address): a push of such a job without
+     * one is refused, naming {@code url}, before anything is written.
+     */
+    default boolean needsUrl() {
+        return false;
+    }
+
     @Override
     default void close() {}
 }

@@ -1,6 +1,5 @@
 package io.delayqueue.queue.engine;
 
-import io.delayqueue.queue.dispatch.console.ConsoleDispatcher;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -74,7 +73,9 @@ public record EngineConfig(
             Duration.ofHours(2),
             Duration.ofHours(6),
             Duration.ofHours(15));
-    public static final String DEFAULT_DISPATCHER = ConsoleDispatcher.NAME;
+    /** The console adapter's routing name ({@code ConsoleDispatcher.NAME}; a test checks that they agree). */
+    public static final String DEFAULT_DISPATCHER = "console";
+
     public static final Duration DEFAULT_RECONCILE_INTERVAL = Duration.ofSeconds(5);
     public static final Duration DEFAULT_RECONCILE_GRACE = Duration.ofSeconds(30);
     public static final int DEFAULT_RESTORE_PAGE_SIZE = 1000;

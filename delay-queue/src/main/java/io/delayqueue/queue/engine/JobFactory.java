@@ -5,10 +5,10 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
-import io.delayqueue.queue.dispatch.http.HttpCallbackDispatcher;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.IntSupplier;
 import java.util.regex.Pattern;
 
@@ -29,15 +29,24 @@ public final class JobFactory {
 
     private final EngineConfig config;
     private final GeneratedIds ids;
+    /** The dispatchers whose jobs must carry a url ({@link io.delayqueue.queue.dispatch.Dispatcher#needsUrl()}). */
+    private final Set<String> urlDispatchers;
+
+    /** A factory for routes to dispatchers none of which needs a url. */
+    public JobFactory(EngineConfig config, IntSupplier claimIdNode) {
+        this(config, claimIdNode, Set.of());
+    }
 
     /**
      * @param claimIdNode claims the node number of this instance's generated ids ({@link
      *     io.delayqueue.queue.store.JobStore#claimIdNode()}); called on the first job pushed without an id, and
      *     again after a claim failed (which fails that push)
+     * @param urlDispatchers the names of the dispatchers whose jobs must carry a url
      */
-    public JobFactory(EngineConfig config, IntSupplier claimIdNode) {
+    public JobFactory(EngineConfig config, IntSupplier claimIdNode, Set<String> urlDispatchers) {
         this.config = config;
         this.ids = new GeneratedIds(claimIdNode);
+        this.urlDispatchers = Set.copyOf(urlDispatchers);
     }
 
     /** @param field the name used in messages ({@code "" } for a single push, {@code "[3]."} in a batch) */
@@ -131,8 +140,7 @@ public final class JobFactory {
         }
         if (r.url() != null) {
             checkUrl(r.url(), field + "url");
-        } else if (HttpCallbackDispatcher.NAME.equals(
-                config.topicDispatchers().getOrDefault(topic, config.defaultDispatcher()))) {
+        } else if (urlDispatchers.contains(config.topicDispatchers().getOrDefault(topic, config.defaultDispatcher()))) {
             throw new InvalidField(
                     field + "url", "is required: topic " + topic + " is dispatched by HTTP callback to its url");
         }

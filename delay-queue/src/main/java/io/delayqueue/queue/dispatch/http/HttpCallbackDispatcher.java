@@ -52,6 +52,12 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         return NAME;
     }
 
+    /** Each job is posted to its own {@code url}. */
+    @Override
+    public boolean needsUrl() {
+        return true;
+    }
+
     public HttpCallbackSettings settings() {
         return settings;
     }

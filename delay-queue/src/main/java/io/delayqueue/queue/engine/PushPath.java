@@ -1,0 +1,302 @@
+package io.delayqueue.queue.engine;
+
+import io.delayqueue.common.DelayQueueException;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.common.PushRequest;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.store.JobStore;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's push path: concurrent pushes are combined into rounds ({@link Combiner}), each round is journaled
+ * first (one commit, one group per caller) and then stored in Redis; far jobs (due beyond the tier horizon) are
+ * admitted instead of stored (see {@link TierLoader}).
+ *
+ * <p>Thread-safe: called on the pushing callers' threads; a round runs on the thread of one of its callers.
+ */
+final class PushPath {
+    private static final Logger log = LoggerFactory.getLogger(PushPath.class);
+
+    private final EngineConfig config;
+    private final JobStore store;
+    private final Journal journal;
+    private final Clock clock;
+    private final JobFactory jobFactory;
+    /** {@code null} when every job is kept in Redis. */
+    private final TierLoader tierLoader;
+
+    private final Supplier<EngineListener> listener;
+    private final DispatchPipeline.ScheduleListener scheduled;
+    /** Concurrent pushes share journal commits and script calls. */
+    private final Combiner<Job, Pushed> pushes =
+            new Combiner<>(this::journalAndStore, EngineConfig.DEFAULT_MAX_BATCH_SIZE, 3);
+
+    PushPath(
+            EngineConfig config,
+            JobStore store,
+            Journal journal,
+            Clock clock,
+            JobFactory jobFactory,
+            TierLoader tierLoader,
+            Supplier<EngineListener> listener,
+            DispatchPipeline.ScheduleListener scheduled) {
+        this.config = config;
+        this.store = store;
+        this.journal = journal;
+        this.clock = clock;
+        this.jobFactory = jobFactory;
+        this.tierLoader = tierLoader;
+        this.listener = listener;
+        this.scheduled = scheduled;
+    }
+
+    /**
+     * Pushes one caller's jobs, combined with concurrent callers'. The ids are fixed before anything is written,
+     * and every answer carries them: {@link PushResult} when the jobs are durable (in Redis, or journaled and
+     * waiting for Redis); {@link DelayQueueException.Unavailable} (503) when nothing was written; {@link
+     * DelayQueueException.OutcomeUnknown} (504) when a commit was under way at the deadline; a 4xx when the
+     * journal refuses a row. Each caller gets its own outcome: its rows are its own journal entry, and a shard
+     * that fails in Redis answers only for its own jobs.
+     *
+     * <p>Bounded: a caller waits at most the commit timeout (from the moment it arrives, including its wait for a
+     * round) for the journal, plus the Redis call of its round, which {@code delay.redis.timeout} bounds.
+     *
+     * @param singleField the field prefix of a single push's validation errors, {@code null} for a batch's
+     */
+    List<PushResult> pushAll(List<PushRequest> requests, String singleField) {
+        long now = clock.millis();
+        long deadline = System.nanoTime() + journal.commitTimeout().toNanos();
+        List<Job> jobs = jobFactory.createAll(requests, now, singleField);
+        boolean single = singleField != null;
+        List<Pushed> pushed;
+        try {
+            pushed = pushes.run(jobs, deadline);
+        } catch (Combiner.DeadlinePassed e) {
+            throw new DelayQueueException.Unavailable(
+                            "not written: the service is too busy or the journal too slow to take the push within "
+                                    + journal.commitTimeout().toMillis() + " ms; retry with the same id",
+                            null)
+                    .withData(idsOf(jobs, single));
+        } catch (DelayQueueException e) {
+            // the round failed as a whole (unexpectedly): the exception is shared, so each caller gets its own
+            throw new DelayQueueException(e.httpStatus(), e.getMessage(), e).withData(idsOf(jobs, single));
+        }
+        List<PushResult> results = new ArrayList<>(pushed.size());
+        for (Pushed p : pushed) {
+            if (p.failure() != null) {
+                throw p.failure().withData(idsOf(jobs, single));
+            }
+            results.add(p.result());
+        }
+        return results;
+    }
+
+    /** What a failed push's answer carries: the job's id, or a batch's ids in order. */
+    private static Object idsOf(List<Job> jobs, boolean single) {
+        return single ? jobs.get(0).id() : jobs.stream().map(Job::id).toList();
+    }
+
+    /** The outcome of one job of a round: a result, or the failure its caller is answered with. */
+    private record Pushed(PushResult result, DelayQueueException failure) {}
+
+    /**
+     * Journals and stores the jobs of one round (one group per caller); one outcome per job, in order. A caller's
+     * failure is a new exception of its own (the caller sets its ids on it).
+     */
+    private List<Pushed> journalAndStore(List<List<Job>> groups, long deadlineNanos) {
+        // journal first: a job is never in Redis without its row. The round is one journal entry (one commit),
+        // in which each caller's jobs are a group with an answer of its own.
+        List<Journal.PendingCreate> pending = journal.startCreatedGroups(groups);
+        List<Set<String>> existing = new ArrayList<>(Collections.nCopies(groups.size(), Set.of()));
+        DelayQueueException[] failures = new DelayQueueException[groups.size()];
+        for (int g = 0; g < groups.size(); g++) {
+            try {
+                existing.set(g, pending.get(g).await(deadlineNanos));
+            } catch (DelayQueueException e) {
+                failures[g] = e;
+            }
+        }
+        // What goes to Redis: each journaled id once. One id twice in a round (two callers, or one batch, pushing
+        // the same client id): the first push creates the job, the others find it.
+        Map<String, Job> toStore = new LinkedHashMap<>();
+        Set<String> newIds = new HashSet<>();
+        Set<String> unsure = new HashSet<>(); // journaled before, and the journal could not be read now
+        for (int g = 0; g < groups.size(); g++) {
+            if (failures[g] != null) {
+                continue;
+            }
+            for (Job job : groups.get(g)) {
+                String id = job.id();
+                if (toStore.containsKey(id) || unsure.contains(id)) {
+                    continue;
+                }
+                if (!existing.get(g).contains(id)) {
+                    toStore.put(id, job);
+                    newIds.add(id);
+                } else {
+                    // Journaled before: keep the journaled job. If a push of it failed half-way before (row
+                    // committed, Redis down), this puts it into Redis now; if Redis has it, nothing changes.
+                    try {
+                        journal.find(id)
+                                .filter(j -> !j.status().isFinal())
+                                .map(JournalRestorer::restorable)
+                                .ifPresent(j -> toStore.put(id, j));
+                    } catch (DelayQueueException e) {
+                        unsure.add(id); // durable all the same; the reconciler sees to it
+                    }
+                }
+            }
+        }
+        // far jobs (due beyond the horizon) stay in the journal; each is admitted to Redis only if its shard's
+        // loader may have read past its row already (see TierLoader)
+        long farAfter = tierLoader == null ? Long.MAX_VALUE : clock.millis() + tierLoader.horizonMs();
+        List<Job> near = new ArrayList<>(toStore.size());
+        List<Job> far = new ArrayList<>();
+        for (Job job : toStore.values()) {
+            (job.executeAt() > farAfter ? far : near).add(job);
+        }
+        Map<String, Boolean> storedById = storeAll(near);
+        storedById.putAll(admitAll(far));
+        boolean durableWithoutRedis = journal.mode() != JournalMode.OFF;
+        for (String id : newIds) {
+            if (durableWithoutRedis || storedById.containsKey(id)) {
+                listener.get().pushed(toStore.get(id).topic());
+            }
+        }
+        List<Pushed> results = new ArrayList<>();
+        Set<String> reported = new HashSet<>();
+        for (int g = 0; g < groups.size(); g++) {
+            List<Job> group = groups.get(g);
+            if (failures[g] != null) {
+                DelayQueueException failure = failures[g];
+                for (int k = 0; k < group.size(); k++) {
+                    results.add(new Pushed(null, k == 0 ? failure : null));
+                }
+                continue;
+            }
+            DelayQueueException notStored = null;
+            List<Pushed> mine = new ArrayList<>(group.size());
+            for (Job job : group) {
+                String id = job.id();
+                Boolean stored = storedById.get(id);
+                boolean first = reported.add(id);
+                if (stored == null && toStore.containsKey(id) || unsure.contains(id)) {
+                    // Redis did not take it (its shard failed): durable in the journal, scheduled by the
+                    // reconciler once Redis is back; without a journal it is nowhere, and the caller is told so
+                    if (!durableWithoutRedis && notStored == null) {
+                        notStored = new DelayQueueException.Unavailable(
+                                "not written: Redis cannot take the job and there is no journal", null);
+                    }
+                    mine.add(new Pushed(new PushResult(id, first && newIds.contains(id), false), null));
+                } else {
+                    mine.add(new Pushed(
+                            new PushResult(id, first && Boolean.TRUE.equals(stored) && newIds.contains(id)), null));
+                }
+            }
+            if (notStored != null) {
+                for (int k = 0; k < group.size(); k++) {
+                    results.add(new Pushed(null, k == 0 ? notStored : null));
+                }
+            } else {
+                results.addAll(mine);
+            }
+        }
+        return results;
+    }
+
+    /**
+     * Puts jobs into Redis, one pipelined call per shard; by id, whether each was created ({@code false}: Redis
+     * had it), absent where its shard failed.
+     */
+    private Map<String, Boolean> storeAll(List<Job> jobs) {
+        Map<String, Boolean> byId = new HashMap<>();
+        if (jobs.isEmpty()) {
+            return byId;
+        }
+        List<Boolean> stored;
+        try {
+            stored = store.push(jobs);
+        } catch (DelayQueueException e) {
+            log.warn("Redis took none of {} pushed jobs: {}", jobs.size(), e.getMessage());
+            return byId;
+        }
+        for (int i = 0; i < jobs.size(); i++) {
+            Boolean created = stored.get(i);
+            if (created != null) {
+                byId.put(jobs.get(i).id(), created);
+                if (created) {
+                    onScheduled(jobs.get(i));
+                }
+            }
+        }
+        return byId;
+    }
+
+    /**
+     * Admits far jobs whose rows are committed (see {@link TierLoader}); by id {@code true} for each the store took
+     * or left to the loader (durable and scheduled either way), absent where its shard failed.
+     */
+    private Map<String, Boolean> admitAll(List<Job> jobs) {
+        Map<String, Boolean> byId = new HashMap<>();
+        if (jobs.isEmpty()) {
+            return byId;
+        }
+        List<JobStore.Admission> admitted;
+        try {
+            admitted = store.admit(jobs);
+        } catch (DelayQueueException e) {
+            log.warn("Redis could not admit any of {} far jobs: {}", jobs.size(), e.getMessage());
+            return byId;
+        }
+        for (int i = 0; i < jobs.size(); i++) {
+            JobStore.Admission a = admitted.get(i);
+            if (a != null) {
+                byId.put(jobs.get(i).id(), true);
+                if (a == JobStore.Admission.ADMITTED) {
+                    onScheduled(jobs.get(i));
+                }
+            }
+        }
+        return byId;
+    }
+
+    /**
+     * A job only the journal holds whose delete was undone (its tombstone removed): the tier loader skipped it
+     * while the tombstone stood, so it is admitted as a far push is (into Redis if within its shard's load
+     * intent, else left to the loader). Best effort: the reconciler restores it once overdue otherwise.
+     */
+    void readmit(Job journaled) {
+        readmitAll(List.of(journaled));
+    }
+
+    /** {@link #readmit} of several jobs, in one admit call per shard. */
+    void readmitAll(List<Job> journaled) {
+        if (tierLoader == null) {
+            return;
+        }
+        List<Job> live = journaled.stream()
+                .filter(j -> j.status() != JobStatus.DEAD && !j.status().isFinal())
+                .map(JournalRestorer::restorable)
+                .toList();
+        admitAll(live);
+    }
+
+    /** A job landed in the store (pushed or restored). */
+    private void onScheduled(Job job) {
+        scheduled.onScheduled(JobIds.shardOf(job.id(), config.shards()), job.executeAt());
+    }
+}
