@@ -1,5 +1,6 @@
 package io.delayqueue.e2e.support;
 
+import io.delayqueue.queue.testing.JournalDatabase;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.sql.Connection;
@@ -16,14 +17,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
- * The machine's MariaDB on 127.0.0.1:3306 (root, empty password): every test class journals to a database
+ * The machine's MariaDB ({@link JournalDatabase}'s, as root with an empty password) for a Spring application
+ * under test: every test class journals to a database
  * of its own, {@code dq_test_<label>_<random>}, created when its application is configured and dropped
  * once the class is done. The service runs on it as in production: {@code delay.journal.mode=sync}, the
  * schema applied by Flyway at start-up.
  */
 public final class TestDatabase {
-    public static final String HOST = "127.0.0.1";
-    public static final int PORT = 3306;
+    public static final String HOST = JournalDatabase.MARIADB_HOST;
+    public static final int PORT = JournalDatabase.MARIADB_PORT;
     public static final String USER = "root";
     public static final String PASSWORD = "";
     private static final String SERVER_URL = "jdbc:mysql://" + HOST + ":" + PORT + "/";
@@ -66,12 +68,12 @@ public final class TestDatabase {
 
     public static void create(String database) {
         requireName(database);
-        executeOnServer("CREATE DATABASE IF NOT EXISTS " + database + " CHARACTER SET utf8mb4");
+        JournalDatabase.executeOnServer("CREATE DATABASE IF NOT EXISTS " + database + " CHARACTER SET utf8mb4");
     }
 
     public static void drop(String database) {
         requireName(database);
-        executeOnServer("DROP DATABASE IF EXISTS " + database);
+        JournalDatabase.executeOnServer("DROP DATABASE IF EXISTS " + database);
     }
 
     public static boolean exists(String database) {
@@ -116,15 +118,6 @@ public final class TestDatabase {
 
     public static Connection connect(String database) throws SQLException {
         return DriverManager.getConnection(SERVER_URL + database, USER, PASSWORD);
-    }
-
-    private static void executeOnServer(String sql) {
-        try (Connection c = DriverManager.getConnection(SERVER_URL, USER, PASSWORD);
-                Statement s = c.createStatement()) {
-            s.execute(sql);
-        } catch (SQLException e) {
-            throw unreachable(sql, e);
-        }
     }
 
     private static IllegalStateException unreachable(String what, SQLException e) {
