@@ -7,7 +7,9 @@ import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -125,11 +127,16 @@ class ShardOwnershipCoordinatorTest {
         await("a started to hand shard " + moving + " over").atMost(WAIT).until(() -> !a.owns(moving));
 
         // b retries every 100 ms; for ten of its attempts the lock is still a's
-        Duration tenRetries = Duration.ofMillis(ShardOwnershipCoordinator.UNSETTLED_RETRY_MS * 10);
-        await("b never owns the shard while a's pass runs")
-                .during(tenRetries)
-                .atMost(tenRetries.plusSeconds(1))
-                .until(() -> !b.owns(moving));
+        // an assertion at every look for the whole time, not a wait: Awaitility's during() would let a brief
+        // ownership pass once the condition held long enough afterwards
+        long until =
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ShardOwnershipCoordinator.UNSETTLED_RETRY_MS * 10);
+        while (System.nanoTime() - until < 0) {
+            assertThat(b.owns(moving))
+                    .as("b owns the shard while a's pass runs")
+                    .isFalse();
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
         a.endScan(moving);
 
         awaitDivided(List.of(a, b));
