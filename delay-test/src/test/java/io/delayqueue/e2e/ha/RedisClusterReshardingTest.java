@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.ClosesStaticFixtures;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.RedisClusterFixture;
 import io.delayqueue.e2e.support.RedisServerProcess;
+import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
@@ -42,7 +42,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * (ASK), then {@code SETSLOT NODE} (MOVED, until the client renews its slot cache). Every push is answered
  * 200, and every job is delivered once.
  */
-@ExtendWith(ClosesStaticFixtures.class)
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.ClosesStaticFixtures;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.RedisSentinelFixture;
+import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -34,7 +34,7 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code kill -9}; once the sentinel has promoted the replica, pushes succeed again and every job is
  * delivered: those pushed before the kill (replicated first, with {@code WAIT}) and those pushed after.
  */
-@ExtendWith(ClosesStaticFixtures.class)
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,

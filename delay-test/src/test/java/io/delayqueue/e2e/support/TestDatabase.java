@@ -1,8 +1,6 @@
 package io.delayqueue.e2e.support;
 
 import io.delayqueue.queue.testing.JournalDatabase;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -141,27 +139,12 @@ public final class TestDatabase {
     public static final class Cleanup implements AfterAllCallback {
         @Override
         public void afterAll(ExtensionContext context) throws Exception {
-            String database = databaseOf(context.getRequiredTestClass());
+            String database = StaticResources.stringField(context.getRequiredTestClass(), "DATABASE");
             drop(database);
             if (exists(database)) {
                 throw new AssertionError("database " + database + " survived the clean-up");
             }
             System.out.println("TestDatabase: dropped " + database);
-        }
-
-        private static String databaseOf(Class<?> testClass) throws IllegalAccessException {
-            for (Class<?> c = testClass; c != null; c = c.getSuperclass()) {
-                try {
-                    Field f = c.getDeclaredField("DATABASE");
-                    if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
-                        f.setAccessible(true);
-                        return (String) f.get(null);
-                    }
-                } catch (NoSuchFieldException ignored) {
-                    // look in the superclass
-                }
-            }
-            throw new IllegalStateException(testClass + " declares no static String DATABASE for TestDatabase.Cleanup");
         }
     }
 }

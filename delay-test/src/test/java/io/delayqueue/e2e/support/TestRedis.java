@@ -1,8 +1,6 @@
 package io.delayqueue.e2e.support;
 
 import io.delayqueue.queue.testing.RedisFixture;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -79,28 +77,13 @@ public final class TestRedis {
     public static final class Cleanup implements AfterAllCallback {
         @Override
         public void afterAll(ExtensionContext context) throws Exception {
-            String prefix = prefixOf(context.getRequiredTestClass());
+            String prefix = StaticResources.stringField(context.getRequiredTestClass(), "PREFIX");
             int deleted = deleteKeys(prefix);
             System.out.println("TestRedis: unlinked " + deleted + " keys under {" + prefix + ":*");
             List<String> left = keys(prefix);
             if (!left.isEmpty()) {
                 throw new AssertionError("keys under " + prefix + " survived the clean-up: " + left);
             }
-        }
-
-        private static String prefixOf(Class<?> testClass) throws IllegalAccessException {
-            for (Class<?> c = testClass; c != null; c = c.getSuperclass()) {
-                try {
-                    Field f = c.getDeclaredField("PREFIX");
-                    if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
-                        f.setAccessible(true);
-                        return (String) f.get(null);
-                    }
-                } catch (NoSuchFieldException ignored) {
-                    // look in the superclass
-                }
-            }
-            throw new IllegalStateException(testClass + " declares no static String PREFIX for TestRedis.Cleanup");
         }
     }
 }
