@@ -1,6 +1,7 @@
 package io.delayqueue.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,8 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
@@ -82,8 +81,8 @@ class EmbeddedDefaultSmokeTest {
     Environment environment;
 
     @Test
-    void theDefaultRunStartsAnEmbeddedRedisOffPort6379AndPrintsADueJobOnTheConsole(CapturedOutput output)
-            throws Exception {
+    void the_default_run_starts_an_embedded_redis_off_port_6379_and_prints_a_due_job_on_the_console(
+            CapturedOutput output) throws Exception {
         assertThat(environment.getProperty("delay.redis.uri"))
                 .as("delay.redis.uri")
                 .isNull();
@@ -184,7 +183,7 @@ class EmbeddedDefaultSmokeTest {
      * sessions on the pool's auto-commit connections, each statement would commit on its own.
      */
     @Test
-    void aJournalStatementThatIsNotCommittedLeavesNothing() throws Exception {
+    void a_journal_statement_that_is_not_committed_leaves_nothing() throws Exception {
         String jobId = "tx-probe-" + UUID.randomUUID();
         try (SqlSession session = sessions.openSession(false);
                 var insert = session.getConnection()
@@ -202,16 +201,9 @@ class EmbeddedDefaultSmokeTest {
     }
 
     private static <T> T awaitValue(Duration timeout, String what, Supplier<Optional<T>> probe) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            Optional<T> value = probe.get();
-            if (value.isPresent()) {
-                return value.get();
-            }
-            if (System.nanoTime() - deadline >= 0) {
-                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-        }
+        return await(what)
+                .atMost(timeout)
+                .until(probe::get, Optional::isPresent)
+                .get();
     }
 }

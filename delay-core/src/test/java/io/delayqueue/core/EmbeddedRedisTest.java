@@ -1,6 +1,7 @@
 package io.delayqueue.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -8,13 +9,12 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -38,7 +38,9 @@ class EmbeddedRedisTest {
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
         try {
-            await("the orphan accepts connections", () -> pings(port));
+            await("the orphan accepts connections")
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() -> pings(port));
             writeRecord(stale, deadPid(), "2026-01-01T00:00:00Z", orphan.pid());
 
             try (EmbeddedRedis redis = new EmbeddedRedis(home, () -> {})) {
@@ -121,7 +123,9 @@ class EmbeddedRedisTest {
             for (int kill = 0; kill <= EmbeddedRedis.MAX_RESTARTS && gaveUp.getCount() > 0; kill++) {
                 int before = restarts.get();
                 ProcessHandle.of(redis.pid()).orElseThrow().destroyForcibly();
-                await("a restart or giving up", () -> restarts.get() > before || gaveUp.getCount() == 0);
+                await("a restart or giving up")
+                        .atMost(Duration.ofSeconds(20))
+                        .until(() -> restarts.get() > before || gaveUp.getCount() == 0);
             }
             assertThat(gaveUp.await(20, TimeUnit.SECONDS)).as("gave up").isTrue();
             assertThat(restarts.get()).isEqualTo(EmbeddedRedis.MAX_RESTARTS);
@@ -170,16 +174,6 @@ class EmbeddedRedisTest {
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
-        }
-    }
-
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
         }
     }
 }

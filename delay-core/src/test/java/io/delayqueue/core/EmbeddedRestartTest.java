@@ -1,6 +1,7 @@
 package io.delayqueue.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,11 +12,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringApplication;
@@ -35,7 +35,7 @@ class EmbeddedRestartTest {
     private final HttpClient http = HttpClient.newHttpClient();
 
     @Test
-    void pendingJobsSurviveARestartOfTheDefaultRunAndADeletedOneStaysDeleted() throws Exception {
+    void pending_jobs_survive_a_restart_of_the_default_run_and_a_deleted_one_stays_deleted() throws Exception {
         String prefix = "restart-" + UUID.randomUUID();
         String[] args = {
             "--server.port=0",
@@ -70,12 +70,9 @@ class EmbeddedRestartTest {
                     assertThat(data.path("status").asText()).isEqualTo("DELAY");
                     // RESTORED is journaled within the lag, not at once; or LOADED, when the tier loader (which
                     // finds the new Redis without its watermark and loads the horizon) took it in first
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                    List<String> events = events(port, id);
-                    while (events.size() < 2 && System.nanoTime() - deadline < 0) {
-                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-                        events = events(port, id);
-                    }
+                    List<String> events = await("the history of " + id + " has two events")
+                            .atMost(Duration.ofSeconds(30))
+                            .until(() -> events(port, id), history -> history.size() >= 2);
                     assertThat(events)
                             .as("history of %s", id)
                             .hasSize(2)

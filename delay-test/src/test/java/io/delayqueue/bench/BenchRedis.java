@@ -1,6 +1,6 @@
 package io.delayqueue.bench;
 
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.queue.testing.RedisFixture;
 import java.util.List;
 import java.util.UUID;
 import redis.clients.jedis.Jedis;
@@ -35,7 +35,7 @@ final class BenchRedis implements AutoCloseable {
 
     /** Keys matching a glob, found with SCAN (never KEYS, which blocks the server). */
     List<String> keys(String glob) {
-        return TestRedis.scanGlob(jedis, glob);
+        return RedisFixture.scanGlob(jedis, glob);
     }
 
     /** The exact memory ({@code MEMORY USAGE key SAMPLES 0}) of the keys matching {@code glob}. */

@@ -1,11 +1,11 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.Deliveries;
 import io.delayqueue.e2e.support.EmbeddedActiveMq;
 import io.delayqueue.e2e.support.RecordingJournal;
@@ -73,8 +73,9 @@ class ActiveMqDispatchTest {
     }
 
     @Test
-    void thousandJobsReachARealConsumerExactlyOnceWithTheirPropertiesAndBodyAndNeverBeforeTheirDueTime()
-            throws Exception {
+    void
+            thousand_jobs_reach_a_real_consumer_exactly_once_with_their_properties_and_body_and_never_before_their_due_time()
+                    throws Exception {
         Deliveries deliveries = new Deliveries();
         Api api = new Api(port);
         try (AutoCloseable consumer =
@@ -84,12 +85,14 @@ class ActiveMqDispatchTest {
             Set<String> ids = byId.keySet();
             assertThat(ids).hasSize(JOBS);
 
-            Await.until(
-                    Duration.ofSeconds(60),
-                    "every job reached the consumer and is FINISHED",
-                    () -> deliveries.distinct(ids) == JOBS && journal.count(ids, JobStatus.FINISHED) == JOBS,
-                    () -> "(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
-                            + journal.count(ids, JobStatus.FINISHED) + ")");
+            await("every job reached the consumer and is FINISHED")
+                    .atMost(Duration.ofSeconds(60))
+                    .untilAsserted(() -> assertThat((deliveries.distinct(ids) == JOBS
+                                    && journal.count(ids, JobStatus.FINISHED) == JOBS))
+                            .as(() -> "every job reached the consumer and is FINISHED" + " "
+                                    + ("(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
+                                            + journal.count(ids, JobStatus.FINISHED) + ")"))
+                            .isTrue());
             ids.stream().limit(20).forEach(id -> assertThat(statusOf(api, id)).isEqualTo("FINISHED"));
 
             assertThat(deliveries.countById(ids))
@@ -112,17 +115,17 @@ class ActiveMqDispatchTest {
     }
 
     @Test
-    void brokerStoppedMidRunAndStartedAgainLosesNoJobAndFinishesNoneBeforeTheBrokerConfirmedIt() throws Exception {
+    void broker_stopped_mid_run_and_started_again_loses_no_job_and_finishes_none_before_the_broker_confirmed_it()
+            throws Exception {
         Deliveries deliveries = new Deliveries();
         Api api = new Api(port);
         try (AutoCloseable consumer =
                 SampleConsumer.activeMq(BROKER.consumerUrl(), "amq-restart", deliveries.record())) {
             List<String> ids = new ArrayList<>();
             pusher().push("amq-restart", "first", JOBS / 2, 1_500, new Random()).forEach(p -> ids.add(p.id()));
-            Await.until(
-                    Duration.ofSeconds(30),
-                    "a part of the first half arrived",
-                    () -> deliveries.distinct(ids) >= JOBS / 10);
+            await("a part of the first half arrived")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> deliveries.distinct(ids) >= JOBS / 10);
 
             BROKER.stop();
             try {
@@ -131,10 +134,9 @@ class ActiveMqDispatchTest {
                 pusher().push("amq-restart", "second", JOBS / 2, 200, new Random())
                         .forEach(p -> second.add(p.id()));
                 ids.addAll(second);
-                Await.until(
-                        Duration.ofSeconds(30),
-                        "sends of jobs due during the outage failed and were scheduled again",
-                        () -> second.stream().anyMatch(id -> journal.failedAttempts(id) > 0));
+                await("sends of jobs due during the outage failed and were scheduled again")
+                        .atMost(Duration.ofSeconds(30))
+                        .until(() -> second.stream().anyMatch(id -> journal.failedAttempts(id) > 0));
                 assertThat(journal.count(second, JobStatus.FINISHED))
                         .as("jobs of the second half FINISHED while the broker is down")
                         .isZero();
@@ -142,12 +144,14 @@ class ActiveMqDispatchTest {
                 BROKER.start();
             }
 
-            Await.until(
-                    Duration.ofSeconds(90),
-                    "every job reached the consumer and is FINISHED after the broker came back",
-                    () -> deliveries.distinct(ids) == JOBS && journal.count(ids, JobStatus.FINISHED) == JOBS,
-                    () -> "(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
-                            + journal.count(ids, JobStatus.FINISHED) + ")");
+            await("every job reached the consumer and is FINISHED after the broker came back")
+                    .atMost(Duration.ofSeconds(90))
+                    .untilAsserted(() -> assertThat((deliveries.distinct(ids) == JOBS
+                                    && journal.count(ids, JobStatus.FINISHED) == JOBS))
+                            .as(() -> "every job reached the consumer and is FINISHED after the broker came back" + " "
+                                    + ("(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
+                                            + journal.count(ids, JobStatus.FINISHED) + ")"))
+                            .isTrue());
             ids.stream().limit(20).forEach(id -> assertThat(statusOf(api, id)).isEqualTo("FINISHED"));
 
             assertThat(ids)

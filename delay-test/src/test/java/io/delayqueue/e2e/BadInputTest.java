@@ -6,10 +6,10 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -316,7 +316,7 @@ class BadInputTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badRequests")
-    void aBadRequestIsRefusedWithItsStatusAndFieldAndWritesNothing(
+    void a_bad_request_is_refused_with_its_status_and_field_and_writes_nothing(
             String sentence, String method, String path, String body, int status, String messageStart) {
         Api api = new Api(port);
         JsonNode statsBefore = api.get("/stats").data().path("byStatus");
@@ -341,11 +341,11 @@ class BadInputTest {
                 .isEqualTo(statsBefore);
         assertThat(api.storedTotal()).as("/stats totals").isEqualTo(totalBefore);
         assertThat(TestRedis.keys(PREFIX)).as("Redis keys").containsExactlyInAnyOrderElementsOf(keysBefore);
-        assertThat(recorder.size()).as("deliveries").isZero();
+        assertThat(recorder.count()).as("deliveries").isZero();
     }
 
     @Test
-    void aValidPushIsCountedSoTheNothingWrittenChecksCanSeeAWrite() {
+    void a_valid_push_is_counted_so_the_nothing_written_checks_can_see_awrite() {
         Api api = new Api(port);
         long totalBefore = api.storedTotal();
         long delayBefore = api.countOf("DELAY");

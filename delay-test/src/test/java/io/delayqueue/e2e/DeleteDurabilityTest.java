@@ -1,18 +1,18 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobIds;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TcpProxy;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -89,10 +89,10 @@ class DeleteDurabilityTest {
     @BeforeEach
     void awaitJournal() {
         Api api = new Api(port);
-        Await.until(
-                WAIT,
-                "a push is answered 200",
-                () -> api.postJson("/push", job("dd-probe", "probe", 1_000)).status() == 200);
+        await("a push is answered 200")
+                .atMost(WAIT)
+                .until(() ->
+                        api.postJson("/push", job("dd-probe", "probe", 1_000)).status() == 200);
     }
 
     @Test
@@ -129,7 +129,7 @@ class DeleteDurabilityTest {
         PROXY.restore();
         for (String id : refusedThenRetried) {
             List<String> answers = new ArrayList<>();
-            Await.until(WAIT, "a retried delete of " + id + " is answered 200", () -> {
+            await("a retried delete of " + id + " is answered 200").atMost(WAIT).until(() -> {
                 Api.Response r = api.delete("/jobs/" + id);
                 answers.add(r.toString());
                 assertThat(r.status()).as("retried delete: %s", r).isIn(200, 503, 504);
@@ -143,10 +143,9 @@ class DeleteDurabilityTest {
 
         List<String> deleted = new ArrayList<>(deletedBefore);
         deleted.addAll(refusedThenRetried);
-        Await.until(
-                WAIT,
-                "the jobs whose delete was refused are delivered",
-                () -> recorder.deliveriesOf(Set.copyOf(refusedOnly)).stream()
+        await("the jobs whose delete was refused are delivered")
+                .atMost(WAIT)
+                .until(() -> recorder.deliveriesOf(Set.copyOf(refusedOnly)).stream()
                         .map(RecordingDispatcher.Delivery::id)
                         .collect(Collectors.toSet())
                         .containsAll(refusedOnly));
@@ -175,12 +174,13 @@ class DeleteDurabilityTest {
 
         PROXY.restore();
         List<String> all = new ArrayList<>(first);
-        Await.until(
-                WAIT,
-                "pushes work again once MariaDB is back",
-                () -> api.postJson("/push", job("dd-clear", "probe", DELAY_MS)).status() == 200);
+        await("pushes work again once MariaDB is back")
+                .atMost(WAIT)
+                .until(() -> api.postJson("/push", job("dd-clear", "probe", DELAY_MS))
+                                .status()
+                        == 200);
         all.addAll(push(api, "dd-clear-more", 5, DELAY_MS));
-        Await.until(WAIT, "clearAll is answered 200 once MariaDB is back", () -> {
+        await("clearAll is answered 200 once MariaDB is back").atMost(WAIT).until(() -> {
             Api.Response r = api.get("/clearAll?confirm=true");
             assertThat(r.status()).as("clearAll: %s", r).isIn(200, 503, 504);
             return r.status() == 200;
@@ -202,10 +202,11 @@ class DeleteDurabilityTest {
      */
     private void assertNeverComesBack(Api api, List<String> deleted) {
         String control = push(api, "dd-control", 1, DELAY_MS + 1_000).get(0);
-        Await.until(WAIT, "the control job is delivered", () -> !recorder.deliveriesOf(Set.of(control))
+        await("the control job is delivered").atMost(WAIT).until(() -> !recorder.deliveriesOf(Set.of(control))
                 .isEmpty());
-        Await.until(WAIT, "the deleted jobs are purged from Redis once their retention ended", () -> deleted.stream()
-                .allMatch(id -> redisStatus(id) == null));
+        await("the deleted jobs are purged from Redis once their retention ended")
+                .atMost(WAIT)
+                .until(() -> deleted.stream().allMatch(id -> redisStatus(id) == null));
         engine.reconcileNow();
         Api.Response restore = api.get("/reStore?expire=true");
         assertThat(restore.status()).as("restore: %s", restore).isEqualTo(200);

@@ -1,16 +1,16 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.engine.DelayQueueEngine;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -88,7 +88,7 @@ class DeleteRaceTest {
     private final AtomicInteger viaHttp = new AtomicInteger();
 
     @Test
-    void aJobWhoseDeleteSucceededIsNeverDeliveredAndEveryOtherIsDeliveredExactlyOnce() throws Exception {
+    void a_job_whose_delete_succeeded_is_never_delivered_and_every_other_is_delivered_exactly_once() throws Exception {
         api = new Api(port);
         long seed = System.nanoTime();
         Random random = new Random(seed);
@@ -137,11 +137,13 @@ class DeleteRaceTest {
         assertThat(answered).isEqualTo(pushed);
 
         // wait until nothing is pending any more: every job is DELETED, or FINISHED once its send was confirmed
-        Await.until(
-                Duration.ofSeconds(20),
-                "no job is left DELAY, READY or RESERVED",
-                () -> api.countOf("DELAY") + api.countOf("READY") + api.countOf("RESERVED") == 0,
-                () -> api.get("/stats").raw());
+        await("no job is left DELAY, READY or RESERVED")
+                .atMost(Duration.ofSeconds(20))
+                .untilAsserted(
+                        () -> assertThat((api.countOf("DELAY") + api.countOf("READY") + api.countOf("RESERVED") == 0))
+                                .as(() -> "no job is left DELAY, READY or RESERVED" + " "
+                                        + (api.get("/stats").raw()))
+                                .isTrue());
 
         Map<String, Integer> deliveries = RecordingDispatcher.countById(recorder.deliveries());
         long refusedWhileReserved =

@@ -1,9 +1,9 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.ServiceProcess;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,11 +71,12 @@ class EmbeddedDefaultKillNineTest {
                 t.start();
                 clients.add(t);
             }
-            Await.until(
-                    Duration.ofSeconds(90),
-                    ANSWERED_BEFORE_KILL + " pushes are answered 200",
-                    () -> answered.size() >= ANSWERED_BEFORE_KILL,
-                    () -> answered.size() + " answered, " + refused.get() + " refused\n" + first.tail());
+            await(ANSWERED_BEFORE_KILL + " pushes are answered 200")
+                    .atMost(Duration.ofSeconds(90))
+                    .untilAsserted(() -> assertThat((answered.size() >= ANSWERED_BEFORE_KILL))
+                            .as(() -> ANSWERED_BEFORE_KILL + " pushes are answered 200" + " "
+                                    + (answered.size() + " answered, " + refused.get() + " refused\n" + first.tail()))
+                            .isTrue());
             first.kill();
             stop.set(true);
             for (Thread t : clients) {
@@ -89,12 +90,16 @@ class EmbeddedDefaultKillNineTest {
 
         try (ServiceProcess second = ServiceProcess.start("embedded-kill9-second", args, printed, workDir)) {
             second.awaitUp(START);
-            Await.until(
-                    Duration.ofSeconds(90),
-                    "every push answered 200 before the kill is delivered",
-                    () -> printed.keySet().containsAll(acknowledged),
-                    () -> missing(acknowledged, printed).size() + " of " + acknowledged.size() + " missing, e.g. "
-                            + missing(acknowledged, printed).stream().limit(5).toList() + "\n" + second.tail());
+            await("every push answered 200 before the kill is delivered")
+                    .atMost(Duration.ofSeconds(90))
+                    .untilAsserted(() -> assertThat((printed.keySet().containsAll(acknowledged)))
+                            .as(() -> "every push answered 200 before the kill is delivered" + " "
+                                    + (missing(acknowledged, printed).size() + " of " + acknowledged.size()
+                                            + " missing, e.g. "
+                                            + missing(acknowledged, printed).stream()
+                                                    .limit(5)
+                                                    .toList() + "\n" + second.tail()))
+                            .isTrue());
             System.out.printf(
                     "EmbeddedDefaultKillNineTest: %d pushes answered 200 before kill -9, all delivered after the"
                             + " restart; restore at start: %s%n",

@@ -1,9 +1,9 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.ServiceProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -63,11 +63,14 @@ class EmbeddedRedisLifecycleTest {
 
             ProcessHandle.of(redisPid).orElseThrow().destroyForcibly();
 
-            Await.until(
-                    Duration.ofSeconds(60),
-                    "every job pushed before the embedded Redis died is delivered",
-                    () -> printed.keySet().containsAll(ids),
-                    () -> ids.stream().filter(id -> !printed.containsKey(id)).count() + " missing\n" + service.tail());
+            await("every job pushed before the embedded Redis died is delivered")
+                    .atMost(Duration.ofSeconds(60))
+                    .untilAsserted(() -> assertThat((printed.keySet().containsAll(ids)))
+                            .as(() -> "every job pushed before the embedded Redis died is delivered" + " "
+                                    + (ids.stream()
+                                                    .filter(id -> !printed.containsKey(id))
+                                                    .count() + " missing\n" + service.tail()))
+                            .isTrue());
             assertThat(service.linesContaining("restored from the journal after the embedded Redis restarted"))
                     .as("restores after the restart")
                     .isNotEmpty();

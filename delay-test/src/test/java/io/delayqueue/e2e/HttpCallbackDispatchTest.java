@@ -1,12 +1,12 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.CallbackServer;
 import io.delayqueue.e2e.support.CallbackServer.Call;
 import io.delayqueue.e2e.support.RecordingJournal;
@@ -76,14 +76,14 @@ class HttpCallbackDispatchTest {
     }
 
     @Test
-    void callbackThatAnswers500TwiceThen200IsCalledThreeTimesOnTheLadderAndTheJobFinishes() {
+    void callback_that_answers_500_twice_then_200_is_called_three_times_on_the_ladder_and_the_job_finishes() {
         Api api = new Api(port);
         String path = "/flaky/" + UUID.randomUUID();
         CALLBACKS.script(path, n -> n <= 2 ? 500 : 200);
 
         String id = push(api, "cb-flaky", path);
 
-        Await.until(Duration.ofSeconds(30), "the job is FINISHED", () -> statusOf(api, id)
+        await("the job is FINISHED").atMost(Duration.ofSeconds(30)).until(() -> statusOf(api, id)
                 .equals("FINISHED"));
         List<Call> calls = CALLBACKS.calls(path);
         assertThat(calls).extracting(Call::status).containsExactly(500, 500, 200);
@@ -104,7 +104,7 @@ class HttpCallbackDispatchTest {
     }
 
     @Test
-    void callbackThatAlwaysFailsEndsDeadAfterMaxAttemptsAndIsRequeuedByTheApi() {
+    void callback_that_always_fails_ends_dead_after_max_attempts_and_is_requeued_by_the_api() {
         Api api = new Api(port);
         String path = "/broken/" + UUID.randomUUID();
         AtomicBoolean repaired = new AtomicBoolean();
@@ -114,7 +114,7 @@ class HttpCallbackDispatchTest {
             ids.add(push(api, "cb-broken", path));
         }
 
-        Await.until(Duration.ofSeconds(30), "every job is DEAD", () -> ids.stream()
+        await("every job is DEAD").atMost(Duration.ofSeconds(30)).until(() -> ids.stream()
                 .allMatch(id -> statusOf(api, id).equals("DEAD")));
 
         assertThat(CALLBACKS.calls(path)).hasSize(9).allSatisfy(c -> assertThat(c.status())
@@ -138,7 +138,7 @@ class HttpCallbackDispatchTest {
         assertThat(one.status()).as("requeue by id: %s", one).isEqualTo(200);
         assertThat(one.data().path("requeued").asInt()).isEqualTo(1);
         assertThat(one.data().path("notRequeued").path("0-unknown").asText()).isEqualTo("NOT_FOUND");
-        Await.until(Duration.ofSeconds(30), "the requeued job is FINISHED", () -> statusOf(api, ids.get(0))
+        await("the requeued job is FINISHED").atMost(Duration.ofSeconds(30)).until(() -> statusOf(api, ids.get(0))
                 .equals("FINISHED"));
         assertThat(statusOf(api, ids.get(1))).isEqualTo("DEAD");
         assertThat(api.get("/dead/cb-broken").data().path("total").asLong()).isEqualTo(2);
@@ -147,7 +147,7 @@ class HttpCallbackDispatchTest {
         Api.Response all = api.post("/dead/cb-broken/requeue", null);
         assertThat(all.status()).as("requeue all: %s", all).isEqualTo(200);
         assertThat(all.data().path("requeued").asInt()).isEqualTo(2);
-        Await.until(Duration.ofSeconds(30), "every requeued job is FINISHED", () -> ids.stream()
+        await("every requeued job is FINISHED").atMost(Duration.ofSeconds(30)).until(() -> ids.stream()
                 .allMatch(id -> statusOf(api, id).equals("FINISHED")));
         assertThat(api.get("/dead/cb-broken").data().path("total").asLong()).isZero();
         assertThat(CALLBACKS.calls(path)).hasSize(12);
@@ -161,7 +161,7 @@ class HttpCallbackDispatchTest {
     }
 
     @Test
-    void deadLetterApiRejectsBadInputNamingTheField() {
+    void dead_letter_api_rejects_bad_input_naming_the_field() {
         Api api = new Api(port);
 
         Api.Response badTopic = api.get("/dead/no%20spaces");

@@ -1,16 +1,16 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.RecordingDispatcher;
-import io.delayqueue.e2e.support.RecordingDispatcher.Delivery;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.queue.testing.RecordingDispatcher;
+import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -67,7 +67,7 @@ class HttpEndToEndTest {
     private record Pushed(long delayMs, long sentAtMs) {}
 
     @Test
-    void thousandJobsPushedOverHttpAreEachDeliveredExactlyOnceAndNeverBeforeTheirDueTime() {
+    void thousand_jobs_pushed_over_http_are_each_delivered_exactly_once_and_never_before_their_due_time() {
         Api api = new Api(port);
         long finishedBefore = api.countOf("FINISHED");
         long seed = System.nanoTime();
@@ -128,19 +128,22 @@ class HttpEndToEndTest {
         assertThat(batchPushes).isEqualTo(5);
 
         Set<String> ids = pushed.keySet();
-        Await.until(
-                Duration.ofMillis(MAX_DELAY_MS + 15_000),
-                "every pushed job was delivered",
-                () -> RecordingDispatcher.countById(recorder.deliveriesOf(ids)).size() == JOBS,
-                () -> "(delivered "
-                        + RecordingDispatcher.countById(recorder.deliveriesOf(ids))
-                                .size() + " of " + JOBS + ")");
+        await("every pushed job was delivered")
+                .atMost(Duration.ofMillis(MAX_DELAY_MS + 15_000))
+                .untilAsserted(() -> assertThat((RecordingDispatcher.countById(recorder.deliveriesOf(ids))
+                                        .size()
+                                == JOBS))
+                        .as(() -> "every pushed job was delivered" + " "
+                                + ("(delivered "
+                                        + RecordingDispatcher.countById(recorder.deliveriesOf(ids))
+                                                .size() + " of " + JOBS + ")"))
+                        .isTrue());
         // every delivery is acknowledged: nothing is left in flight that could be delivered a second time
-        Await.until(
-                Duration.ofSeconds(10),
-                "every job is FINISHED in /stats",
-                () -> api.countOf("FINISHED") == finishedBefore + JOBS && nothingPending(api),
-                () -> api.get("/stats").raw());
+        await("every job is FINISHED in /stats").atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                        (api.countOf("FINISHED") == finishedBefore + JOBS && nothingPending(api)))
+                .as(() -> "every job is FINISHED in /stats" + " "
+                        + (api.get("/stats").raw()))
+                .isTrue());
 
         List<Delivery> deliveries = recorder.deliveriesOf(ids);
         Map<String, Integer> counts = RecordingDispatcher.countById(deliveries);
@@ -195,7 +198,7 @@ class HttpEndToEndTest {
     }
 
     @Test
-    void fiveThousandJobsDueInTheSameMillisecondAreAllDeliveredExactlyOnce() {
+    void five_thousand_jobs_due_in_the_same_millisecond_are_all_delivered_exactly_once() {
         // more than a scan batch (500) per shard is due at once: the scanners must come back for the rest
         // at once instead of sleeping
         Api api = new Api(port);
@@ -221,16 +224,19 @@ class HttpEndToEndTest {
                 .isLessThan(dueAt);
         assertThat(ids).hasSize(BURST);
 
-        Await.until(
-                Duration.ofSeconds(20),
-                "every job of the burst was delivered and acknowledged",
-                () -> RecordingDispatcher.countById(recorder.deliveriesOf(ids)).size() == BURST
-                        && api.countOf("FINISHED") == finishedBefore + BURST
-                        && nothingPending(api),
-                () -> "(delivered "
-                        + RecordingDispatcher.countById(recorder.deliveriesOf(ids))
-                                .size() + " of " + BURST + "; "
-                        + api.get("/stats").raw() + ")");
+        await("every job of the burst was delivered and acknowledged")
+                .atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat((RecordingDispatcher.countById(recorder.deliveriesOf(ids))
+                                                .size()
+                                        == BURST
+                                && api.countOf("FINISHED") == finishedBefore + BURST
+                                && nothingPending(api)))
+                        .as(() -> "every job of the burst was delivered and acknowledged" + " "
+                                + ("(delivered "
+                                        + RecordingDispatcher.countById(recorder.deliveriesOf(ids))
+                                                .size() + " of " + BURST + "; "
+                                        + api.get("/stats").raw() + ")"))
+                        .isTrue());
 
         List<Delivery> deliveries = recorder.deliveriesOf(ids);
         assertThat(RecordingDispatcher.countById(deliveries))
@@ -246,7 +252,7 @@ class HttpEndToEndTest {
     }
 
     @Test
-    void pushingTheSameClientIdTwiceMakesOneJobThatIsDeliveredOnce() {
+    void pushing_the_same_client_id_twice_makes_one_job_that_is_delivered_once() {
         Api api = new Api(port);
         String id = "order-" + UUID.randomUUID();
         Map<String, Object> job = Map.of("id", id, "topic", "e2e.idempotent", "body", "close order", "delay", 300);
@@ -261,10 +267,10 @@ class HttpEndToEndTest {
         assertThat(second.data().asText()).isEqualTo(id);
         assertThat(second.message()).isEqualTo("a job with this id already exists");
 
-        Await.until(
-                Duration.ofSeconds(10),
-                "the job is FINISHED",
-                () -> api.get("/jobs/" + id).data().path("status").asText().equals("FINISHED"));
+        await("the job is FINISHED")
+                .atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        api.get("/jobs/" + id).data().path("status").asText().equals("FINISHED"));
         List<Delivery> deliveries = recorder.deliveriesOf(Set.of(id));
         assertThat(deliveries).hasSize(1);
         // the first push won: its body and its delay

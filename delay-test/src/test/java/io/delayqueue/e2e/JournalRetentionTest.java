@@ -1,14 +1,14 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -70,13 +70,12 @@ class JournalRetentionTest {
         String deleted = push(api, 600_000);
         String pending = push(api, 600_000);
         assertThat(api.delete("/jobs/" + deleted).status()).isEqualTo(200);
-        Await.until(WAIT, "the due job is delivered", () -> !recorder.deliveriesOf(Set.of(delivered))
+        await("the due job is delivered").atMost(WAIT).until(() -> !recorder.deliveriesOf(Set.of(delivered))
                 .isEmpty());
 
-        Await.until(
-                WAIT,
-                "the delivered and the deleted job are purged from the journal",
-                () -> TestDatabase.queryLong(
+        await("the delivered and the deleted job are purged from the journal")
+                .atMost(WAIT)
+                .until(() -> TestDatabase.queryLong(
                                 DATABASE,
                                 "SELECT COUNT(*) FROM delay_queue_job WHERE id IN ('" + delivered + "', '" + deleted
                                         + "')")
@@ -87,7 +86,7 @@ class JournalRetentionTest {
         assertThat(TestDatabase.queryStrings(DATABASE, "SELECT DISTINCT job_id FROM delay_queue_job_log"))
                 .as("history is left only for the job left")
                 .containsExactly(pending);
-        Await.until(WAIT, "the purged rows are counted", () -> {
+        await("the purged rows are counted").atMost(WAIT).until(() -> {
             Map<String, Long> purged = purgedRows(api);
             // the delivered job: CREATED and FINISHED at least; the deleted one: CREATED and DELETED
             return purged.getOrDefault("delay_queue_job", 0L) == 2

@@ -1,16 +1,16 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.FreePorts;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,19 +88,19 @@ class MetricsTest {
         Api.Response failing = api.postJson("/push", callback);
         assertThat(failing.status()).as("push: %s", failing).isEqualTo(200);
         String failingId = failing.data().asText();
-        Await.until(WAIT, "the callback job is dead after two failed sends", () -> "DEAD"
+        await("the callback job is dead after two failed sends").atMost(WAIT).until(() -> "DEAD"
                 .equals(api.get("/jobs/" + failingId).data().path("status").asText()));
-        Await.until(WAIT, "the push job is delivered", () -> !recorder.deliveriesOf(Set.of(delivered))
+        await("the push job is delivered").atMost(WAIT).until(() -> !recorder.deliveriesOf(Set.of(delivered))
                 .isEmpty());
-        Await.until(WAIT, "the pull job is reserved", () -> {
+        await("the pull job is reserved").atMost(WAIT).until(() -> {
             Api.Response r = api.get("/get/metrics.pull?timeout=1000");
             return r.status() == 200 && dead.equals(r.data().path("id").asText());
         });
-        Await.until(WAIT, "the unfinished pull job is dead", () -> "DEAD"
+        await("the unfinished pull job is dead").atMost(WAIT).until(() -> "DEAD"
                 .equals(api.get("/jobs/" + dead).data().path("status").asText()));
 
         // every gauge the test reads: a refresh (every 5 s) may be half-way through its rows while a scrape reads
-        Await.until(WAIT, "the gauges show the dead jobs", () -> {
+        await("the gauges show the dead jobs").atMost(WAIT).until(() -> {
             String gauges = scrape(api);
             return gauges.contains("delay_jobs{status=\"DEAD\"} 2.0")
                     && gauges.contains("delay_dead_jobs{topic=\"metrics.pull\"} 1.0")

@@ -1,14 +1,14 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -86,8 +86,9 @@ class MykitCompatibilityTest {
         assertThat(api.get("/jobs/21").data().path("job").path("executeAt").asLong())
                 .as("due at createTime + delay")
                 .isEqualTo(createTime + 10_000);
-        Await.until(WAIT, "the job due from its createTime is delivered", () -> !recorder.deliveriesOf(Set.of("21"))
-                .isEmpty());
+        await("the job due from its createTime is delivered")
+                .atMost(WAIT)
+                .until(() -> !recorder.deliveriesOf(Set.of("21")).isEmpty());
 
         Api.Response notWaiting = api.post("/push", "{\"body\":\"b\",\"delay\":1000,\"status\":1,\"topic\":\"ces\"}");
         assertThat(notWaiting.status())

@@ -1,11 +1,11 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
 import java.time.Duration;
@@ -60,7 +60,7 @@ class PullConsumersTest {
     int port;
 
     @Test
-    void twoConsumersLongPollingOneTopicNeverReceiveTheSameReservation() throws Exception {
+    void two_consumers_long_polling_one_topic_never_receive_the_same_reservation() throws Exception {
         Api api = new Api(port);
         Set<String> pushed = ConcurrentHashMap.newKeySet();
         Map<String, List<String>> received = new ConcurrentHashMap<>();
@@ -153,7 +153,7 @@ class PullConsumersTest {
     }
 
     @Test
-    void aReservedJobThatIsNotFinishedComesBackAfterItsTtrWithOneAttemptCounted() {
+    void a_reserved_job_that_is_not_finished_comes_back_after_its_ttr_with_one_attempt_counted() {
         Api api = new Api(port);
         Api.Response pushedResponse = api.postJson("/push", Map.of("topic", TTR, "body", "take me twice", "ttr", 500));
         assertThat(pushedResponse.status()).as("push: %s", pushedResponse).isEqualTo(200);
@@ -197,15 +197,15 @@ class PullConsumersTest {
     }
 
     @Test
-    void aReadyJobThatIsDeletedIsNeverHandedToAConsumer() {
+    void a_ready_job_that_is_deleted_is_never_handed_to_aconsumer() {
         Api api = new Api(port);
         Api.Response pushed = api.postJson("/push", Map.of("topic", GONE, "body", "cancel me"));
         assertThat(pushed.status()).as("push: %s", pushed).isEqualTo(200);
         String id = pushed.data().asText();
-        Await.until(
-                Duration.ofSeconds(5),
-                "the job is READY in its topic's list",
-                () -> api.get("/jobs/" + id).data().path("status").asText().equals("READY"));
+        await("the job is READY in its topic's list")
+                .atMost(Duration.ofSeconds(5))
+                .until(() ->
+                        api.get("/jobs/" + id).data().path("status").asText().equals("READY"));
 
         Api.Response deleted = api.delete("/jobs/" + id);
 

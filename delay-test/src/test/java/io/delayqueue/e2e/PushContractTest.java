@@ -1,17 +1,17 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobIds;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TcpProxy;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -98,10 +98,9 @@ class PushContractTest {
     @BeforeEach
     void awaitService() {
         Api api = new Api(port);
-        Await.until(
-                WAIT,
-                "a push is answered 200",
-                () -> api.postJson("/push", job("pc-probe", 60_000)).status() == 200);
+        await("a push is answered 200")
+                .atMost(WAIT)
+                .until(() -> api.postJson("/push", job("pc-probe", 60_000)).status() == 200);
     }
 
     @AfterEach
@@ -133,9 +132,9 @@ class PushContractTest {
             }
             // frozen for more than twice the commit timeout: callers queue behind rounds that hang
             long frozenUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(COMMIT_TIMEOUT_MS * 5 / 2);
-            Await.until(WAIT, "the freeze lasts", () -> System.nanoTime() - frozenUntil > 0);
+            await("the freeze lasts").atMost(WAIT).until(() -> System.nanoTime() - frozenUntil > 0);
             lock.execute("UNLOCK TABLES");
-            Await.until(WAIT, "pushes are answered 200 again", () -> answers.stream()
+            await("pushes are answered 200 again").atMost(WAIT).until(() -> answers.stream()
                     .skip(Math.max(0, answers.size() - 16))
                     .anyMatch(a -> a.status() == 200));
             stop.set(true);
@@ -218,17 +217,15 @@ class PushContractTest {
         batchAnswer.data().forEach(id -> journaledOnly.add(id.asText()));
 
         PROXY.restore();
-        Await.until(
-                WAIT,
-                "every job answered 202 is delivered once Redis is back",
-                () -> recorder.deliveriesOf(Set.copyOf(journaledOnly)).stream()
+        await("every job answered 202 is delivered once Redis is back")
+                .atMost(WAIT)
+                .until(() -> recorder.deliveriesOf(Set.copyOf(journaledOnly)).stream()
                         .map(RecordingDispatcher.Delivery::id)
                         .collect(Collectors.toSet())
                         .containsAll(journaledOnly));
-        Await.until(
-                WAIT,
-                "pushes are answered 200 again",
-                () -> api.postJson("/push", job("pc-redis-back", 60_000)).status() == 200);
+        await("pushes are answered 200 again")
+                .atMost(WAIT)
+                .until(() -> api.postJson("/push", job("pc-redis-back", 60_000)).status() == 200);
     }
 
     @Test

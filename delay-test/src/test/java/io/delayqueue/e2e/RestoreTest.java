@@ -1,18 +1,18 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.RecordingDispatcher;
-import io.delayqueue.e2e.support.RecordingDispatcher.Delivery;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.testing.RecordingDispatcher;
+import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -75,7 +75,7 @@ class RestoreTest {
     EngineConfig engineConfig;
 
     @Test
-    void tenThousandJobsComeBackExactlyOnceAfterTheirRedisIsWipedAndASecondRestoreChangesNothing() {
+    void ten_thousand_jobs_come_back_exactly_once_after_their_redis_is_wiped_and_a_second_restore_changes_nothing() {
         Api api = new Api(port);
         String topic = "e2e.restore.10k";
         int jobs = 10_000;
@@ -123,19 +123,19 @@ class RestoreTest {
                 .isZero();
         assertThat(second.data().path("alreadyPresent").asLong()).isEqualTo(jobs);
 
-        Await.until(
-                WAIT,
-                "all " + jobs + " restored jobs are delivered",
-                () -> RecordingDispatcher.countById(recorder.deliveriesOf(idSet))
-                                .size()
-                        == jobs,
-                () -> RecordingDispatcher.countById(recorder.deliveriesOf(idSet))
-                                .size() + " delivered");
-        Await.until(
-                WAIT,
-                "the journal has all " + jobs + " FINISHED",
-                () -> countInDb(topic, "FINISHED") == jobs,
-                () -> countInDb(topic, "FINISHED") + " finished");
+        await("all " + jobs + " restored jobs are delivered").atMost(WAIT).untilAsserted(() -> assertThat(
+                        (RecordingDispatcher.countById(recorder.deliveriesOf(idSet))
+                                        .size()
+                                == jobs))
+                .as(() -> "all " + jobs + " restored jobs are delivered" + " "
+                        + (RecordingDispatcher.countById(recorder.deliveriesOf(idSet))
+                                        .size() + " delivered"))
+                .isTrue());
+        await("the journal has all " + jobs + " FINISHED").atMost(WAIT).untilAsserted(() -> assertThat(
+                        (countInDb(topic, "FINISHED") == jobs))
+                .as(() -> "the journal has all " + jobs + " FINISHED" + " "
+                        + (countInDb(topic, "FINISHED") + " finished"))
+                .isTrue());
         Api.Response third = api.get("/reStore");
         assertThat(third.data().path("restored").asLong())
                 .as("restore after delivery: %s", third)
@@ -157,7 +157,7 @@ class RestoreTest {
     }
 
     @Test
-    void aDeletedJobIsNeitherRestoredNorDeliveredAfterRedisIsWiped() {
+    void a_deleted_job_is_neither_restored_nor_delivered_after_redis_is_wiped() {
         Api api = new Api(port);
         String topic = "e2e.restore.deleted";
         List<String> ids = push(api, List.of(job(topic, "to delete", 2_000), job(topic, "to keep", 2_000)));
@@ -192,9 +192,9 @@ class RestoreTest {
                 .isFalse();
         assertThat(inRedis(kept)).isTrue();
 
-        Await.until(WAIT, "the kept job is delivered", () -> !recorder.deliveriesOf(Set.of(kept))
+        await("the kept job is delivered").atMost(WAIT).until(() -> !recorder.deliveriesOf(Set.of(kept))
                 .isEmpty());
-        Await.until(WAIT, "the kept job is FINISHED in the journal", () -> "FINISHED".equals(statusInDb(kept)));
+        await("the kept job is FINISHED in the journal").atMost(WAIT).until(() -> "FINISHED".equals(statusInDb(kept)));
         assertThat(recorder.deliveriesOf(Set.of(deleted)))
                 .as("deliveries of the deleted job")
                 .isEmpty();
@@ -203,7 +203,7 @@ class RestoreTest {
     }
 
     @Test
-    void clearAllDeletesEveryPendingJobAndALaterRestoreDoesNotBringThemBack() {
+    void clear_all_deletes_every_pending_job_and_a_later_restore_does_not_bring_them_back() {
         Api api = new Api(port);
         String topic = "e2e.restore.clear";
         List<String> ids =
@@ -238,12 +238,12 @@ class RestoreTest {
     }
 
     @Test
-    void aRestoreWithExpireFalseSkipsJobsAlreadyDueAndAPlainRestoreBringsThemBack() {
+    void a_restore_with_expire_false_skips_jobs_already_due_and_a_plain_restore_brings_them_back() {
         Api api = new Api(port);
         List<String> ids = push(api, List.of(job(PULL, "due now", 0), job(PULL, "due later", 3_600_000)));
         String due = ids.get(0);
         String later = ids.get(1);
-        Await.until(WAIT, "the due job is READY in the journal", () -> "READY".equals(statusInDb(due)));
+        await("the due job is READY in the journal").atMost(WAIT).until(() -> "READY".equals(statusInDb(due)));
 
         TestRedis.deleteKeys(PREFIX);
         Api.Response skipping = api.get("/reStore?expire=false");
@@ -265,12 +265,12 @@ class RestoreTest {
         assertThat(got.data().path("id").asText()).isEqualTo(due);
         assertThat(api.get("/finish?jobId=" + due).status()).isEqualTo(200);
         assertThat(api.get("/delete?jobId=" + later).status()).isEqualTo(200);
-        Await.until(WAIT, "the due job is FINISHED in the journal", () -> "FINISHED".equals(statusInDb(due)));
+        await("the due job is FINISHED in the journal").atMost(WAIT).until(() -> "FINISHED".equals(statusInDb(due)));
         assertRestoredHistory(events(api, due), 2, "CREATED", "READY", "READY", "RESERVED", "FINISHED");
     }
 
     @Test
-    void theHistoryOfAJobShowsEveryTransitionFromCreationToFinish() {
+    void the_history_of_a_job_shows_every_transition_from_creation_to_finish() {
         Api api = new Api(port);
         List<String> ids = push(api, List.of(job("e2e.restore.history", "pushed", 100), job(PULL, "pulled", 0)));
         String pushed = ids.get(0);
@@ -279,10 +279,9 @@ class RestoreTest {
         assertThat(got.data().path("id").asText()).as("pull: %s", got).isEqualTo(pulled);
         assertThat(api.post("/jobs/" + pulled + "/finish", null).status()).isEqualTo(200);
 
-        Await.until(
-                WAIT,
-                "both jobs are FINISHED in the journal",
-                () -> "FINISHED".equals(statusInDb(pushed)) && "FINISHED".equals(statusInDb(pulled)));
+        await("both jobs are FINISHED in the journal")
+                .atMost(WAIT)
+                .until(() -> "FINISHED".equals(statusInDb(pushed)) && "FINISHED".equals(statusInDb(pulled)));
         assertThat(events(api, pushed)).containsExactly("CREATED", "RESERVED", "FINISHED");
         assertThat(events(api, pulled)).containsExactly("CREATED", "READY", "RESERVED", "FINISHED");
         List<JsonNode> history = history(api, pulled);

@@ -1,11 +1,11 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.Deliveries;
 import io.delayqueue.e2e.support.EmbeddedRocketMq;
 import io.delayqueue.e2e.support.HungServer;
@@ -99,8 +99,9 @@ class RocketMqDispatchTest {
 
     @Test
     @Order(1)
-    void thousandJobsReachARealConsumerExactlyOnceWithTopicTagKeysPropertiesAndBodyAndNeverBeforeTheirDueTime()
-            throws Exception {
+    void
+            thousand_jobs_reach_a_real_consumer_exactly_once_with_topic_tag_keys_properties_and_body_and_never_before_their_due_time()
+                    throws Exception {
         Deliveries deliveries = new Deliveries();
         Api api = new Api(port);
         try (AutoCloseable consumer = consumer("rmq-orders", deliveries)) {
@@ -108,12 +109,14 @@ class RocketMqDispatchTest {
             Map<String, Pushed> byId = pushed.stream().collect(Collectors.toMap(Pushed::id, Function.identity()));
             Set<String> ids = byId.keySet();
 
-            Await.until(
-                    Duration.ofSeconds(60),
-                    "every job reached the consumer and is FINISHED",
-                    () -> deliveries.distinct(ids) == JOBS && journal.count(ids, JobStatus.FINISHED) == JOBS,
-                    () -> "(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
-                            + journal.count(ids, JobStatus.FINISHED) + ")");
+            await("every job reached the consumer and is FINISHED")
+                    .atMost(Duration.ofSeconds(60))
+                    .untilAsserted(() -> assertThat((deliveries.distinct(ids) == JOBS
+                                    && journal.count(ids, JobStatus.FINISHED) == JOBS))
+                            .as(() -> "every job reached the consumer and is FINISHED" + " "
+                                    + ("(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
+                                            + journal.count(ids, JobStatus.FINISHED) + ")"))
+                            .isTrue());
             ids.stream().limit(20).forEach(id -> assertThat(statusOf(api, id)).isEqualTo("FINISHED"));
 
             assertThat(deliveries.countById(ids))
@@ -137,16 +140,16 @@ class RocketMqDispatchTest {
 
     @Test
     @Order(2)
-    void brokerStoppedMidRunAndStartedAgainLosesNoJobAndFinishesNoneBeforeTheBrokerConfirmedIt() throws Exception {
+    void broker_stopped_mid_run_and_started_again_loses_no_job_and_finishes_none_before_the_broker_confirmed_it()
+            throws Exception {
         Deliveries deliveries = new Deliveries();
         Api api = new Api(port);
         try (AutoCloseable consumer = consumer("rmq-restart", deliveries)) {
             List<String> ids = new ArrayList<>();
             pusher().push("rmq-restart", "first", JOBS / 2, 1_500, new Random()).forEach(p -> ids.add(p.id()));
-            Await.until(
-                    Duration.ofSeconds(30),
-                    "a part of the first half arrived",
-                    () -> deliveries.distinct(ids) >= JOBS / 10);
+            await("a part of the first half arrived")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> deliveries.distinct(ids) >= JOBS / 10);
 
             ROCKETMQ.stopBroker();
             try {
@@ -155,10 +158,9 @@ class RocketMqDispatchTest {
                 pusher().push("rmq-restart", "second", JOBS / 2, 200, new Random())
                         .forEach(p -> second.add(p.id()));
                 ids.addAll(second);
-                Await.until(
-                        Duration.ofSeconds(30),
-                        "sends of jobs due during the outage failed and were scheduled again",
-                        () -> second.stream().anyMatch(id -> journal.failedAttempts(id) > 0));
+                await("sends of jobs due during the outage failed and were scheduled again")
+                        .atMost(Duration.ofSeconds(30))
+                        .until(() -> second.stream().anyMatch(id -> journal.failedAttempts(id) > 0));
                 assertThat(journal.count(second, JobStatus.FINISHED))
                         .as("jobs of the second half FINISHED while the broker is down")
                         .isZero();
@@ -166,12 +168,14 @@ class RocketMqDispatchTest {
                 ROCKETMQ.startBroker();
             }
 
-            Await.until(
-                    Duration.ofSeconds(120),
-                    "every job reached the consumer and is FINISHED after the broker came back",
-                    () -> deliveries.distinct(ids) == JOBS && journal.count(ids, JobStatus.FINISHED) == JOBS,
-                    () -> "(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
-                            + journal.count(ids, JobStatus.FINISHED) + ")");
+            await("every job reached the consumer and is FINISHED after the broker came back")
+                    .atMost(Duration.ofSeconds(120))
+                    .untilAsserted(() -> assertThat((deliveries.distinct(ids) == JOBS
+                                    && journal.count(ids, JobStatus.FINISHED) == JOBS))
+                            .as(() -> "every job reached the consumer and is FINISHED after the broker came back" + " "
+                                    + ("(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
+                                            + journal.count(ids, JobStatus.FINISHED) + ")"))
+                            .isTrue());
             ids.stream().limit(20).forEach(id -> assertThat(statusOf(api, id)).isEqualTo("FINISHED"));
 
             assertThat(ids)
@@ -194,7 +198,7 @@ class RocketMqDispatchTest {
 
     @Test
     @Order(3)
-    void topicWhoseBrokerHangsDoesNotDelayAnotherTopicsJobs() throws Exception {
+    void topic_whose_broker_hangs_does_not_delay_another_topics_jobs() throws Exception {
         Deliveries deliveries = new Deliveries();
         // 2000 jobs due now for a broker that accepts connections and never answers
         List<String> hung = new ArrayList<>();
@@ -203,12 +207,15 @@ class RocketMqDispatchTest {
             List<Pushed> pushed = pusher().push("rmq-steady", "steady", JOBS / 2, 500, new Random());
             Set<String> ids = pushed.stream().map(Pushed::id).collect(Collectors.toSet());
 
-            Await.until(
-                    Duration.ofSeconds(60),
-                    "every job of the RocketMQ topic arrived and is FINISHED while the other broker hangs",
-                    () -> deliveries.distinct(ids) == ids.size()
-                            && journal.count(ids, JobStatus.FINISHED) == ids.size(),
-                    () -> "(received " + deliveries.distinct(ids) + " of " + ids.size() + ")");
+            await("every job of the RocketMQ topic arrived and is FINISHED while the other broker hangs")
+                    .atMost(Duration.ofSeconds(60))
+                    .untilAsserted(() -> assertThat((deliveries.distinct(ids) == ids.size()
+                                    && journal.count(ids, JobStatus.FINISHED) == ids.size()))
+                            .as(() ->
+                                    "every job of the RocketMQ topic arrived and is FINISHED while the other broker hangs"
+                                            + " "
+                                            + ("(received " + deliveries.distinct(ids) + " of " + ids.size() + ")"))
+                            .isTrue());
 
             assertThat(journal.count(hung, JobStatus.FINISHED))
                     .as("jobs of the hung broker's topic FINISHED")

@@ -1,19 +1,19 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.RecordingDispatcher;
-import io.delayqueue.e2e.support.RecordingDispatcher.Delivery;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TcpProxy;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.testing.RecordingDispatcher;
+import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -83,7 +83,7 @@ class SelfHealingTest {
     }
 
     @Test
-    void theReconcilerBringsBackAJobRemovedFromRedisBehindTheServicesBack() {
+    void the_reconciler_brings_back_a_job_removed_from_redis_behind_the_services_back() {
         Api api = new Api(port);
         Api.Response pushed = api.postJson("/push", job("e2e.heal", "lost and found", 2_000));
         assertThat(pushed.status()).as("push: %s", pushed).isEqualTo(200);
@@ -104,13 +104,13 @@ class SelfHealingTest {
                 .as("delivered before it was removed")
                 .isEmpty();
 
-        Await.until(WAIT, "the job removed from Redis is delivered", () -> !recorder.deliveriesOf(Set.of(id))
+        await("the job removed from Redis is delivered").atMost(WAIT).until(() -> !recorder.deliveriesOf(Set.of(id))
                 .isEmpty());
         Delivery delivery = recorder.deliveriesOf(Set.of(id)).get(0);
         assertThat(delivery.wallMs())
                 .as("delivered at, relative to due time %s + grace", executeAt)
                 .isGreaterThanOrEqualTo(executeAt + GRACE_MS);
-        Await.until(WAIT, "the restored job is FINISHED in the journal", () -> RestoreTest.events(api, id)
+        await("the restored job is FINISHED in the journal").atMost(WAIT).until(() -> RestoreTest.events(api, id)
                 .contains("FINISHED"));
         List<JsonNode> history = RestoreTest.history(api, id);
         RestoreTest.assertRestoredHistory(RestoreTest.eventsOf(history), 1, "CREATED", "RESERVED", "FINISHED");
@@ -124,8 +124,9 @@ class SelfHealingTest {
     private record Outcome(String id, int status, String message) {}
 
     @Test
-    void whileMariaDbIsUnreachablePushesGet503AndNoJobReachesRedisWithoutItsRowThenPushesWorkAgainByThemselves()
-            throws Exception {
+    void
+            while_maria_db_is_unreachable_pushes_get_503_and_no_job_reaches_redis_without_its_row_then_pushes_work_again_by_themselves()
+                    throws Exception {
         Api api = new Api(port);
         String topic = "e2e.outage";
         ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
@@ -159,13 +160,17 @@ class SelfHealingTest {
             pusher.start();
         }
         try {
-            Await.until(WAIT, "100 pushes succeeded", () -> okBeforeCut.get() >= 100, okBeforeCut::get);
+            await("100 pushes succeeded").atMost(WAIT).untilAsserted(() -> assertThat((okBeforeCut.get() >= 100))
+                    .as(() -> "100 pushes succeeded" + " " + okBeforeCut.get())
+                    .isTrue());
             PROXY.cut();
-            Await.until(
-                    WAIT,
-                    "pushes are answered 503 while MariaDB is unreachable",
-                    () -> unavailableAfterCut.get() >= 12,
-                    () -> outcomes.size() + " outcomes, " + unavailableAfterCut.get() + " 503 after the cut");
+            await("pushes are answered 503 while MariaDB is unreachable")
+                    .atMost(WAIT)
+                    .untilAsserted(() -> assertThat((unavailableAfterCut.get() >= 12))
+                            .as(() -> "pushes are answered 503 while MariaDB is unreachable" + " "
+                                    + (outcomes.size() + " outcomes, " + unavailableAfterCut.get()
+                                            + " 503 after the cut"))
+                            .isTrue());
         } finally {
             stop.set(true);
             for (Thread pusher : pushers) {
@@ -219,7 +224,7 @@ class SelfHealingTest {
         PROXY.restore();
         String[] recovered = new String[1];
         AtomicInteger attempt = new AtomicInteger();
-        Await.until(WAIT, "a push succeeds once MariaDB is reachable again", () -> {
+        await("a push succeeds once MariaDB is reachable again").atMost(WAIT).until(() -> {
             String id = "recovered-" + attempt.incrementAndGet();
             Api.Response r = api.postJson("/push", withId(job(topic, "after", 3_600_000), id));
             if (r.status() == 200) {

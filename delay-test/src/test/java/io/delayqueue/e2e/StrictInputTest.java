@@ -8,10 +8,10 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -664,7 +664,7 @@ class StrictInputTest {
                 TestDatabase.queryLong(DATABASE, "SELECT COUNT(*) FROM delay_queue_job_log"),
                 TestRedis.keys(PREFIX).stream().sorted().toList(),
                 new Api(port).storedTotal(),
-                recorder.size());
+                recorder.count());
     }
 
     // ---- HTTP, as bytes ----

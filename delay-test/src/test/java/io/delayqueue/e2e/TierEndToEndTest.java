@@ -1,18 +1,18 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.RecordingDispatcher;
-import io.delayqueue.e2e.support.RecordingDispatcher.Delivery;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.testing.RecordingDispatcher;
+import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -96,28 +96,29 @@ class TierEndToEndTest {
                 .as("delete of a journal-only job: %s", delete)
                 .isEqualTo(200);
 
-        Await.until(
-                Duration.ofSeconds(5),
-                "/stats counts the far jobs in the journal tier",
-                () -> api.get("/stats")
-                                .data()
-                                .path("tiers")
-                                .path("journalPending")
-                                .asLong(-1)
-                        == JOBS,
-                () -> api.get("/stats").data().path("tiers"));
+        await("/stats counts the far jobs in the journal tier")
+                .atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat((api.get("/stats")
+                                        .data()
+                                        .path("tiers")
+                                        .path("journalPending")
+                                        .asLong(-1)
+                                == JOBS))
+                        .as(() -> "/stats counts the far jobs in the journal tier" + " "
+                                + (api.get("/stats").data().path("tiers")))
+                        .isTrue());
         JsonNode tiers = api.get("/stats").data().path("tiers");
         assertThat(tiers.path("horizonMs").asLong()).isEqualTo(2000);
 
         Set<String> idSet = Set.copyOf(ids);
-        Await.until(
-                Duration.ofSeconds(60),
-                "every far job is delivered",
-                () -> RecordingDispatcher.countById(recorder.deliveriesOf(idSet))
-                                .size()
-                        == JOBS,
-                () -> RecordingDispatcher.countById(recorder.deliveriesOf(idSet))
-                                .size() + " delivered");
+        await("every far job is delivered").atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(
+                        (RecordingDispatcher.countById(recorder.deliveriesOf(idSet))
+                                        .size()
+                                == JOBS))
+                .as(() -> "every far job is delivered" + " "
+                        + (RecordingDispatcher.countById(recorder.deliveriesOf(idSet))
+                                        .size() + " delivered"))
+                .isTrue());
         List<Delivery> deliveries = recorder.deliveriesOf(idSet);
         assertThat(deliveries).as("each delivered once").hasSize(JOBS);
         assertThat(deliveries)
@@ -127,16 +128,16 @@ class TierEndToEndTest {
                 .as("deliveries of the deleted job")
                 .isEmpty();
         assertThat(api.get("/jobs/" + deleted).data().path("status").asText()).isEqualTo("DELETED");
-        Await.until(
-                Duration.ofSeconds(30),
-                "/stats counts no far job left",
-                () -> api.get("/stats")
-                                .data()
-                                .path("tiers")
-                                .path("journalPending")
-                                .asLong(-1)
-                        == 0,
-                () -> api.get("/stats").data().path("tiers"));
+        await("/stats counts no far job left").atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+                        (api.get("/stats")
+                                        .data()
+                                        .path("tiers")
+                                        .path("journalPending")
+                                        .asLong(-1)
+                                == 0))
+                .as(() -> "/stats counts no far job left" + " "
+                        + (api.get("/stats").data().path("tiers")))
+                .isTrue());
     }
 
     private boolean inRedis(String id) {

@@ -1,14 +1,14 @@
 package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.TestDatabase;
 import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -137,7 +137,7 @@ class WebConsoleTest {
 
         // counted, then delivered at its due time, and counted as such
         wait.until(d -> rowValue("by-status", "DELAY") >= 1 || rowValue("by-status", "FINISHED") >= 1);
-        Await.until(WAIT, "the pushed job is delivered", () -> !recorder.deliveriesOf(Set.of(pushed))
+        await("the pushed job is delivered").atMost(WAIT).until(() -> !recorder.deliveriesOf(Set.of(pushed))
                 .isEmpty());
         wait.until(d -> rowValue("by-status", "FINISHED") >= 1);
         wait.until(d -> rowValue("lateness", "handed over") >= 1);
@@ -176,11 +176,11 @@ class WebConsoleTest {
 
         // a dead letter: reserved once and left unfinished past its ttr, with one attempt allowed
         String dead = push(PULL_TOPIC, "never finished", 0, 1);
-        Await.until(WAIT, "the pull job is reserved", () -> {
+        await("the pull job is reserved").atMost(WAIT).until(() -> {
             Api.Response r = authorized().send("GET", "/get/" + PULL_TOPIC + "?timeout=1000", null);
             return r.status() == 200 && dead.equals(r.data().path("id").asText());
         });
-        Await.until(WAIT, "the unfinished job is dead", () -> "DEAD"
+        await("the unfinished job is dead").atMost(WAIT).until(() -> "DEAD"
                 .equals(new Api(port).get("/jobs/" + dead).data().path("status").asText()));
         fill("dead-topic", PULL_TOPIC);
         click("dead-list");

@@ -2,6 +2,7 @@ package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
@@ -10,7 +11,6 @@ import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.journal.Journal;
-import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RedisFixture;
 import java.time.Clock;
@@ -127,13 +127,17 @@ class AttemptFencingTest {
         engine.start();
         String id = engine.push(PushRequest.of(PUSHED, "b", 0)).id();
         // the first send is not confirmed within the dispatch timeout: the job is dispatched again
-        Await.until(Duration.ofSeconds(10), () -> dispatcher.sends().size() >= 2, "a second dispatch");
+        await("a second dispatch")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> dispatcher.sends().size() >= 2);
         HeldSends.Send first = dispatcher.sends().get(0);
         HeldSends.Send second = dispatcher.sends().get(1);
         assertThat(second.job().attempts()).isEqualTo(first.job().attempts() + 1);
 
         first.outcome().completeExceptionally(new IllegalStateException("late failure of the first send"));
-        Await.until(Duration.ofSeconds(5), () -> engine.stats().staleOutcomes() == 1, "the failure counted as stale");
+        await("the failure counted as stale")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> engine.stats().staleOutcomes() == 1);
         Job now = engine.get(id);
         assertThat(now.status()).isEqualTo(JobStatus.RESERVED);
         assertThat(now.attempts())
@@ -141,7 +145,9 @@ class AttemptFencingTest {
                 .isEqualTo(second.job().attempts());
 
         second.outcome().complete(null);
-        Await.until(Duration.ofSeconds(5), () -> engine.get(id).status() == JobStatus.FINISHED, "FINISHED");
+        await("FINISHED")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> engine.get(id).status() == JobStatus.FINISHED);
         assertThat(engine.get(id).attempts()).isEqualTo(1);
         assertThat(engine.stats().staleOutcomes()).isEqualTo(1);
     }

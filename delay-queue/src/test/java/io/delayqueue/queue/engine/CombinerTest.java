@@ -2,8 +2,8 @@ package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
-import io.delayqueue.queue.testing.Await;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -27,7 +27,7 @@ class CombinerTest {
     }
 
     @Test
-    void everyCallerGetsTheResultsOfItsOwnItemsInOrderAndConcurrentCallersShareCalls() throws Exception {
+    void every_caller_gets_the_results_of_its_own_items_in_order_and_concurrent_callers_share_calls() throws Exception {
         AtomicInteger calls = new AtomicInteger();
         AtomicInteger running = new AtomicInteger();
         AtomicInteger mostRunning = new AtomicInteger();
@@ -73,7 +73,7 @@ class CombinerTest {
     }
 
     @Test
-    void noRoundHoldsMoreThanTheMaximumUnlessOneCallerBringsMore() throws Exception {
+    void no_round_holds_more_than_the_maximum_unless_one_caller_brings_more() throws Exception {
         ConcurrentLinkedQueue<Integer> sizes = new ConcurrentLinkedQueue<>();
         Combiner<Integer, Integer> combiner = new Combiner<>(
                 items -> {
@@ -99,7 +99,7 @@ class CombinerTest {
     }
 
     @Test
-    void aFailedCallFailsExactlyTheCallersWhoseItemsItCarriedAndTheNextCallsWork() throws Exception {
+    void a_failed_call_fails_exactly_the_callers_whose_items_it_carried_and_the_next_calls_work() throws Exception {
         Combiner<String, String> combiner = new Combiner<>(
                 items -> {
                     if (items.contains("bad")) {
@@ -193,7 +193,7 @@ class CombinerTest {
         rounds.hold(0);
         CompletableFuture<List<Integer>> leader =
                 CompletableFuture.supplyAsync(() -> combiner.run(List.of(0), far()), callers);
-        Await.until(WAIT, () -> rounds.running() == 1, "the first round runs");
+        await("the first round runs").atMost(WAIT).until(() -> rounds.running() == 1);
         long base = System.nanoTime();
         long early = base + TimeUnit.SECONDS.toNanos(30);
         long late = base + TimeUnit.SECONDS.toNanos(60);
@@ -201,7 +201,7 @@ class CombinerTest {
                 CompletableFuture.supplyAsync(() -> combiner.run(List.of(1), late), callers);
         CompletableFuture<List<Integer>> b =
                 CompletableFuture.supplyAsync(() -> combiner.run(List.of(2), early), callers);
-        Await.until(WAIT, () -> combiner.queued() == 2, "both callers wait for a round");
+        await("both callers wait for a round").atMost(WAIT).until(() -> combiner.queued() == 2);
         rounds.release(0);
         assertThat(leader.get(10, TimeUnit.SECONDS)).containsExactly(0);
         assertThat(a.get(10, TimeUnit.SECONDS)).containsExactly(1);
@@ -221,10 +221,10 @@ class CombinerTest {
                 CompletableFuture.supplyAsync(() -> combiner.run(List.of(1), far()), callers);
         CompletableFuture<List<Integer>> x2 =
                 CompletableFuture.supplyAsync(() -> combiner.run(List.of(2), far()), callers);
-        Await.until(WAIT, () -> rounds.running() == 2, "two rounds hang, every leader's place taken");
+        await("two rounds hang, every leader's place taken").atMost(WAIT).until(() -> rounds.running() == 2);
         CompletableFuture<List<Integer>> b =
                 CompletableFuture.supplyAsync(() -> combiner.run(List.of(3), far()), callers);
-        Await.until(WAIT, () -> combiner.queued() == 1, "the third caller waits");
+        await("the third caller waits").atMost(WAIT).until(() -> combiner.queued() == 1);
         java.util.concurrent.atomic.AtomicReference<Thread> waiter =
                 new java.util.concurrent.atomic.AtomicReference<>();
         CompletableFuture<List<Integer>> c = CompletableFuture.supplyAsync(
@@ -233,21 +233,24 @@ class CombinerTest {
                     return combiner.run(List.of(4), far());
                 },
                 callers);
-        Await.until(WAIT, () -> combiner.queued() == 2, "the fourth caller waits");
+        await("the fourth caller waits").atMost(WAIT).until(() -> combiner.queued() == 2);
         rounds.release(1); // its leader wakes the third caller, whose round takes the fourth's item and hangs
         assertThat(x1.get(10, TimeUnit.SECONDS)).containsExactly(1);
-        Await.until(WAIT, () -> rounds.running() == 2 && combiner.queued() == 0, "the third caller's round runs");
+        await("the third caller's round runs")
+                .atMost(WAIT)
+                .until(() -> rounds.running() == 2 && combiner.queued() == 0);
         rounds.release(2); // a leader's place is free now, and the fourth caller's item is in a hanging round
         assertThat(x2.get(10, TimeUnit.SECONDS)).containsExactly(2);
-        Await.until(
-                WAIT,
-                () -> waiter.get().getState() == Thread.State.WAITING
-                        || waiter.get().getState() == Thread.State.TIMED_WAITING,
-                "the fourth caller parks");
+        await("the fourth caller parks")
+                .atMost(WAIT)
+                .until(() -> waiter.get().getState() == Thread.State.WAITING
+                        || waiter.get().getState() == Thread.State.TIMED_WAITING);
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long cpuBefore = threads.getThreadCpuTime(waiter.get().getId());
         long wallBefore = System.nanoTime();
-        Await.until(WAIT, () -> System.nanoTime() - wallBefore > TimeUnit.MILLISECONDS.toNanos(300), "300 ms pass");
+        await("300 ms pass")
+                .atMost(WAIT)
+                .until(() -> System.nanoTime() - wallBefore > TimeUnit.MILLISECONDS.toNanos(300));
         long cpuMs = TimeUnit.NANOSECONDS.toMillis(
                 threads.getThreadCpuTime(waiter.get().getId()) - cpuBefore);
         assertThat(cpuMs).as("CPU ms the parked caller used in 300 ms").isLessThan(100);

@@ -1,6 +1,7 @@
 package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
@@ -9,7 +10,6 @@ import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.store.redis.RedisWakeUpChannel;
-import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
 import java.time.Clock;
@@ -93,10 +93,12 @@ class CrossInstanceWakeUpTest {
                 followerChannel);
         owner.start();
         follower.start();
-        Await.until(BOUND, () -> ownerChannel.subscribed() && followerChannel.subscribed(), "both subscribed");
+        await("both subscribed").atMost(BOUND).until(() -> ownerChannel.subscribed() && followerChannel.subscribed());
         // the owner's first passes ran over empty shards: its scanners now sleep MAX_SLEEP
         String warmUp = owner.push(PushRequest.of("warm-up", "w", 0)).id();
-        Await.until(BOUND, () -> owner.get(warmUp).status() == JobStatus.FINISHED, "the warm-up job finished");
+        await("the warm-up job finished")
+                .atMost(BOUND)
+                .until(() -> owner.get(warmUp).status() == JobStatus.FINISHED);
     }
 
     @AfterEach
@@ -114,13 +116,15 @@ class CrossInstanceWakeUpTest {
         long pushedAt = System.nanoTime();
         String id = follower.push(PushRequest.of("orders", "close 42", 200)).id();
 
-        Await.until(BOUND, () -> ownerDispatcher.ids().contains(id), "the owner delivered the job");
+        await("the owner delivered the job")
+                .atMost(BOUND)
+                .until(() -> ownerDispatcher.ids().contains(id));
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pushedAt);
         System.out.println("pushed on the follower, delivered by the owner after " + tookMs + " ms (due after 200)");
         assertThat(followerDispatcher.count())
                 .as("the follower delivers nothing")
                 .isZero();
-        Await.until(BOUND, () -> owner.get(id).status() == JobStatus.FINISHED, "the job finished");
+        await("the job finished").atMost(BOUND).until(() -> owner.get(id).status() == JobStatus.FINISHED);
     }
 
     @Test

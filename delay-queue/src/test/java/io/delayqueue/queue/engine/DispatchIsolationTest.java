@@ -1,6 +1,7 @@
 package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
@@ -8,7 +9,6 @@ import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.store.redis.RedisJobStore;
-import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.HangingDispatcher;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
@@ -95,10 +95,9 @@ class DispatchIsolationTest {
         List<String> hungIds2 = push(HUNG_TOPIC_2, HUNG_JOBS);
         List<String> otherIds = push(OTHER_TOPIC, OTHER_JOBS);
 
-        Await.until(
-                Duration.ofSeconds(30),
-                () -> all(otherIds, j -> j.status() == JobStatus.FINISHED),
-                "every job of the healthy topic finished while the other receiver hangs");
+        await("every job of the healthy topic finished while the other receiver hangs")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> all(otherIds, j -> j.status() == JobStatus.FINISHED));
 
         assertThat(healthy.ids()).hasSize(OTHER_JOBS).containsExactlyInAnyOrderElementsOf(otherIds);
         // share of each dispatcher: (150 - 50) / 2 = 50; each topic at most 40
@@ -118,10 +117,9 @@ class DispatchIsolationTest {
 
         hung.recover();
 
-        Await.until(
-                Duration.ofSeconds(60),
-                () -> all(allHung, j -> j.status() == JobStatus.FINISHED),
-                "every job of the hung receiver finished once it recovered");
+        await("every job of the hung receiver finished once it recovered")
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> all(allHung, j -> j.status() == JobStatus.FINISHED));
         Map<String, Integer> sends = new HashMap<>();
         hung.ids().forEach(id -> sends.merge(id, 1, Integer::sum));
         assertThat(sends.keySet()).isEqualTo(new HashSet<>(allHung));
@@ -134,21 +132,19 @@ class DispatchIsolationTest {
     @Test
     void a_topic_whose_callbacks_hang_leaves_room_for_other_topics_of_the_same_dispatcher() {
         List<String> stuck = push(HUNG_TOPIC, HUNG_JOBS);
-        Await.until(Duration.ofSeconds(10), () -> hung.open() == PER_TOPIC, "the hung topic filled its lane");
+        await("the hung topic filled its lane").atMost(Duration.ofSeconds(10)).until(() -> hung.open() == PER_TOPIC);
 
         // the second topic of the same (hung) dispatcher still gets its own sends out
         List<String> second = push(HUNG_TOPIC_2, 10);
-        Await.until(
-                Duration.ofSeconds(10),
-                () -> new HashSet<>(hung.ids()).containsAll(second),
-                "the other topic of the same dispatcher was handed over");
+        await("the other topic of the same dispatcher was handed over")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> new HashSet<>(hung.ids()).containsAll(second));
 
         assertThat(Set.copyOf(stuck)).hasSize(HUNG_JOBS);
         hung.recover();
-        Await.until(
-                Duration.ofSeconds(60),
-                () -> all(stuck, j -> j.status() == JobStatus.FINISHED)
-                        && all(second, j -> j.status() == JobStatus.FINISHED),
-                "everything finished after the receiver recovered");
+        await("everything finished after the receiver recovered")
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> all(stuck, j -> j.status() == JobStatus.FINISHED)
+                        && all(second, j -> j.status() == JobStatus.FINISHED));
     }
 }

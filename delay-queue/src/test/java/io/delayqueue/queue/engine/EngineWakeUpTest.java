@@ -1,6 +1,7 @@
 package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
@@ -8,7 +9,6 @@ import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.store.redis.RedisJobStore;
-import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
 import java.time.Clock;
@@ -68,10 +68,9 @@ class EngineWakeUpTest {
      */
     private void settleScannerIntoItsLongSleep() {
         String warmUp = engine.push(PushRequest.of("warm-up", "w", 0)).id();
-        Await.until(
-                Duration.ofSeconds(5),
-                () -> engine.get(warmUp).status() == JobStatus.FINISHED,
-                "the warm-up job finished");
+        await("the warm-up job finished")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> engine.get(warmUp).status() == JobStatus.FINISHED);
     }
 
     /**
@@ -97,7 +96,9 @@ class EngineWakeUpTest {
 
         long pushedAt = System.nanoTime();
         String id = engine.push(PushRequest.of("orders", "b", 50)).id();
-        Await.until(Duration.ofSeconds(5), () -> dispatcher.ids().contains(id), "delivery of the job");
+        await("delivery of the job")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> dispatcher.ids().contains(id));
 
         RecordingDispatcher.Delivery delivery = dispatcher.deliveries().get(before);
         assertThat(delivery.job().id()).isEqualTo(id);
@@ -112,7 +113,9 @@ class EngineWakeUpTest {
 
         long pushedAt = System.nanoTime();
         String id = engine.push(PushRequest.of("orders", "b", 0)).id();
-        Await.until(Duration.ofSeconds(5), () -> dispatcher.ids().contains(id), "delivery of the job");
+        await("delivery of the job")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> dispatcher.ids().contains(id));
 
         long deliveredAt = dispatcher.deliveries().stream()
                 .filter(d -> d.job().id().equals(id))
@@ -151,7 +154,7 @@ class EngineWakeUpTest {
             long pushedAt = System.nanoTime();
             e.pushBatch(burst);
 
-            Await.until(Duration.ofSeconds(5), () -> rec.count() >= 35, "35 deliveries");
+            await("35 deliveries").atMost(Duration.ofSeconds(5)).until(() -> rec.count() >= 35);
             long last = rec.deliveries().stream()
                     .mapToLong(RecordingDispatcher.Delivery::atNanos)
                     .max()
@@ -200,7 +203,7 @@ class EngineWakeUpTest {
             }
             List<PushResult> results = e.pushBatch(jobs);
 
-            Await.until(Duration.ofSeconds(10), () -> handedOver.size() >= 100, "100 hand-overs");
+            await("100 hand-overs").atMost(Duration.ofSeconds(10)).until(() -> handedOver.size() >= 100);
             assertThat(handedOver)
                     .containsExactlyInAnyOrderElementsOf(
                             results.stream().map(PushResult::id).toList());
@@ -218,10 +221,9 @@ class EngineWakeUpTest {
         }
         List<PushResult> results = engine.pushBatch(burst);
 
-        Await.until(
-                Duration.ofSeconds(10),
-                () -> engine.stats().byStatus().getOrDefault(JobStatus.FINISHED, 0L) == 200L,
-                "200 jobs finished");
+        await("200 jobs finished")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> engine.stats().byStatus().getOrDefault(JobStatus.FINISHED, 0L) == 200L);
         assertThat(dispatcher.ids())
                 .containsExactlyInAnyOrderElementsOf(
                         results.stream().map(PushResult::id).toList());

@@ -1,6 +1,7 @@
 package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -11,7 +12,6 @@ import io.delayqueue.queue.dispatch.http.HttpCallbackDispatcher;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
-import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.RedisFixture;
 import java.io.IOException;
@@ -198,7 +198,9 @@ class GracefulCloseTest {
         DelayQueueEngine first = engine(journal, new ProbeCoordinator(receiver::release), Duration.ofSeconds(20));
         first.start();
         List<String> ids = pushDueNow(first, JOBS);
-        Await.until(Duration.ofSeconds(10), () -> receiver.calls().size() == JOBS, "every callback in flight");
+        await("every callback in flight")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> receiver.calls().size() == JOBS);
 
         first.close();
         journal.close(); // flushes what the journal still holds, as the service's shutdown does
@@ -226,7 +228,8 @@ class GracefulCloseTest {
                         receiver.url(),
                         null))
                 .id();
-        Await.until(Duration.ofSeconds(20), () -> receiver.calls().containsKey(marker), "the marker delivered");
+        await("the marker delivered").atMost(Duration.ofSeconds(20)).until(() -> receiver.calls()
+                .containsKey(marker));
         Map<String, Integer> calls = receiver.calls();
         for (String id : ids) {
             assertThat(calls.get(id)).as("callbacks of job %s", id).isEqualTo(1);
@@ -239,7 +242,8 @@ class GracefulCloseTest {
         DelayQueueEngine engine = engine(journal, new ProbeCoordinator(() -> {}), Duration.ofMillis(300));
         engine.start();
         String id = pushDueNow(engine, 1).get(0);
-        Await.until(Duration.ofSeconds(10), () -> receiver.calls().containsKey(id), "the callback in flight");
+        await("the callback in flight").atMost(Duration.ofSeconds(10)).until(() -> receiver.calls()
+                .containsKey(id));
 
         CompletableFuture<Void> closing = CompletableFuture.runAsync(engine::close);
         closing.orTimeout(15, TimeUnit.SECONDS).join(); // the receiver never answers: bounded by the wait

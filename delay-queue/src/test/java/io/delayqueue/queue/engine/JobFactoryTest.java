@@ -2,6 +2,7 @@ package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.DelayQueueException.InvalidField;
@@ -9,7 +10,6 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
-import io.delayqueue.queue.testing.Await;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -153,13 +153,12 @@ class JobFactoryTest {
                 threads.add(t);
             }
             assertThat(claiming.await(10, TimeUnit.SECONDS)).isTrue();
-            Await.until(
-                    Duration.ofSeconds(10),
-                    () -> threads.stream()
+            await("every caller waits (one in the claim, the others for it)")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> threads.stream()
                                     .filter(t -> t.getState() == Thread.State.WAITING)
                                     .count()
-                            == callers,
-                    "every caller waits (one in the claim, the others for it)");
+                            == callers);
             release.countDown();
             for (Thread t : threads) {
                 t.join(10_000);

@@ -2,23 +2,16 @@ package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.delayqueue.common.Job;
-import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.coordination.Coordinator;
-import io.delayqueue.queue.journal.JobCursor;
-import io.delayqueue.queue.journal.Journal;
-import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.PurgedRows;
-import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.testing.EmptyJournal;
 import io.delayqueue.queue.testing.ManualClock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -169,7 +162,7 @@ class JournalPurgerTest {
     }
 
     /** Answers each purge batch with the next scripted rows (none once they run out); records what it was asked. */
-    private static final class ScriptedJournal implements Journal {
+    private static final class ScriptedJournal extends EmptyJournal {
         final Deque<PurgedRows> answers = new ArrayDeque<>();
         final List<long[]> asked = new ArrayList<>();
         /** The lag told at each look, 0 once they run out. */
@@ -188,42 +181,6 @@ class JournalPurgerTest {
             PurgedRows answer = answers.isEmpty() ? PurgedRows.NONE : answers.poll();
             afterEach.run();
             return answer;
-        }
-
-        @Override
-        public Set<String> recordCreated(List<Job> jobs) {
-            return Set.of();
-        }
-
-        @Override
-        public void recordTransitions(List<Transition> transitions) {}
-
-        @Override
-        public void recordTransitionsDurably(List<Transition> transitions) {}
-
-        @Override
-        public Optional<Job> find(String id) {
-            return Optional.empty();
-        }
-
-        @Override
-        public List<JournalEntry> history(String id) {
-            return List.of();
-        }
-
-        @Override
-        public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
-            return List.of();
-        }
-
-        @Override
-        public long countDelayedDueAfter(long dueAfter) {
-            return 0;
-        }
-
-        @Override
-        public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
-            return List.of();
         }
 
         @Override

@@ -72,7 +72,7 @@ class JournaledPushTest {
     }
 
     @Test
-    void oneClientIdTwiceInOneBatchIsCreatedByTheFirstAndFoundByTheSecond() {
+    void one_client_id_twice_in_one_batch_is_created_by_the_first_and_found_by_the_second() {
         List<PushResult> results = engine.pushBatch(List.of(
                 PushRequest.of("orders", "first", 1000).withId("twice"),
                 PushRequest.of("orders", "other", 1000),
@@ -115,7 +115,7 @@ class JournaledPushTest {
     }
 
     @Test
-    void concurrentSinglePushesAreAllJournaledAndStoredAndOneIdIsCreatedOnce() throws Exception {
+    void concurrent_single_pushes_are_all_journaled_and_stored_and_one_id_is_created_once() throws Exception {
         int callers = 32;
         ExecutorService pool = Executors.newFixedThreadPool(callers);
         try {

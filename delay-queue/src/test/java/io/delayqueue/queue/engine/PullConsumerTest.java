@@ -2,6 +2,7 @@ package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
@@ -9,7 +10,6 @@ import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.journal.Journal;
-import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
@@ -97,7 +97,9 @@ class PullConsumerTest {
             waiting.add(engine.reserve(TOPIC, 1_000));
         }
         // a waiter is briefly out of the queue while it is being served, so wait for all six to settle
-        Await.until(Duration.ofSeconds(5), () -> engine.stats().pullWaiting() == 6, "six consumers waiting");
+        await("six consumers waiting")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> engine.stats().pullWaiting() == 6);
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             ids.add(engine.push(PushRequest.of(TOPIC, "b" + i, 0)).id());

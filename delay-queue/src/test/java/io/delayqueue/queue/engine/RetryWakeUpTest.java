@@ -1,6 +1,7 @@
 package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
@@ -8,7 +9,6 @@ import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.journal.Journal;
-import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.RedisFixture;
 import java.time.Clock;
 import java.time.Duration;
@@ -81,10 +81,9 @@ class RetryWakeUpTest {
     void failed_send_is_retried_on_its_ladder_step_even_while_the_scanner_would_sleep_long() {
         String id = engine.push(PushRequest.of("t", "b", 0)).id();
 
-        Await.until(
-                LONG.dividedBy(3),
-                () -> engine.get(id).status() == JobStatus.FINISHED,
-                "the job finished on its second send");
+        await("the job finished on its second send")
+                .atMost(LONG.dividedBy(3))
+                .until(() -> engine.get(id).status() == JobStatus.FINISHED);
 
         assertThat(sends.get()).isEqualTo(2);
         assertThat(engine.get(id).attempts()).isEqualTo(1);

@@ -1,6 +1,7 @@
 package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
@@ -12,7 +13,6 @@ import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
-import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.ForwardingJournal;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
@@ -132,10 +132,9 @@ class TierTest {
         clock.set(T0 + 3 * HOUR);
         engine.runDueJobs();
         assertThat(rec.ids()).as("at its due time").containsExactly(near.id(), far.id());
-        Await.until(
-                Duration.ofSeconds(10),
-                () -> journal.history(far.id()).size() == 4,
-                "the far job's history is journaled");
+        await("the far job's history is journaled")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> journal.history(far.id()).size() == 4);
         assertThat(journal.history(far.id()))
                 .extracting(io.delayqueue.queue.journal.JournalEntry::event)
                 .containsExactly(
@@ -176,13 +175,10 @@ class TierTest {
                 .isZero();
         assertThat(inRedis(kept.id())).isFalse();
 
-        Await.until(
-                Duration.ofSeconds(10),
-                () -> {
-                    TierStats tiers = engine.stats().tiers();
-                    return tiers.journalPending() != null && tiers.journalPending() == 1;
-                },
-                "the journal tier counted 1 job");
+        await("the journal tier counted 1 job").atMost(Duration.ofSeconds(10)).until(() -> {
+            TierStats tiers = engine.stats().tiers();
+            return tiers.journalPending() != null && tiers.journalPending() == 1;
+        });
 
         clock.set(T0 + 5 * HOUR);
         assertThat(engine.loadTierNow())

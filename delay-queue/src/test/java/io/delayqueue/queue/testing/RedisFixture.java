@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.commands.KeyCommands;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
@@ -41,8 +42,13 @@ public final class RedisFixture implements AutoCloseable {
 
     /** Every key of the prefix, found with SCAN. */
     public List<String> allKeys() {
+        return scanGlob(redis, keys.allKeysPattern());
+    }
+
+    /** Keys matching a glob, found with SCAN (never KEYS, which blocks the server). */
+    public static List<String> scanGlob(KeyCommands redis, String glob) {
         List<String> found = new ArrayList<>();
-        ScanParams params = new ScanParams().match(keys.allKeysPattern()).count(1000);
+        ScanParams params = new ScanParams().match(glob).count(1000);
         String cursor = ScanParams.SCAN_POINTER_START;
         do {
             ScanResult<String> page = redis.scan(cursor, params);

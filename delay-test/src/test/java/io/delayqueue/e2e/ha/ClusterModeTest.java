@@ -1,16 +1,16 @@
 package io.delayqueue.e2e.ha;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobIds;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.Cluster;
 import io.delayqueue.e2e.support.HaServiceProcess;
 import io.delayqueue.e2e.support.Jobs;
 import io.delayqueue.e2e.support.TestJournal;
 import io.delayqueue.e2e.support.TestRedis;
-import io.delayqueue.e2e.support.TestZooKeeper;
+import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -41,7 +41,7 @@ class ClusterModeTest {
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
-        zookeeper = TestZooKeeper.start();
+        zookeeper = ZooKeeperFixture.startServer();
         journal = new TestJournal("ha_cluster");
     }
 
@@ -78,11 +78,11 @@ class ClusterModeTest {
                     HaServiceProcess.start(name, clusterArgs(name, PREFIX, zookeeper.getConnectString(), journal)));
         }
         instances.forEach(p -> p.awaitReady(Duration.ofSeconds(120)));
-        Await.until(
-                Duration.ofSeconds(30),
-                "the shards are divided among the three",
-                () -> Cluster.shardsDivided(instances, SHARDS),
-                () -> Cluster.ownership(instances));
+        await("the shards are divided among the three")
+                .atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat((Cluster.shardsDivided(instances, SHARDS)))
+                        .as(() -> "the shards are divided among the three" + " " + (Cluster.ownership(instances)))
+                        .isTrue());
         Map<String, List<Integer>> ownership = Cluster.ownership(instances);
         assertThat(ownership.values()).allSatisfy(shards -> assertThat(shards).hasSizeBetween(2, 3));
         assertThat(instances).allSatisfy(p -> assertThat(p.role()).isEqualTo("member"));
@@ -91,11 +91,11 @@ class ClusterModeTest {
         // stable membership: 10,000 jobs due over five seconds, pushed through all three
         long firstDue = System.currentTimeMillis() + 2_000;
         Set<String> stable = new HashSet<>(Jobs.push(apis, "cluster", JOBS, i -> firstDue + 5_000L * i / JOBS));
-        Await.until(
-                Duration.ofSeconds(60),
-                "every job was delivered",
-                () -> Cluster.allDelivered(stable, instances, 0),
-                () -> "missing " + Cluster.missing(stable, instances).size());
+        await("every job was delivered").atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(
+                        (Cluster.allDelivered(stable, instances, 0)))
+                .as(() -> "every job was delivered" + " "
+                        + ("missing " + Cluster.missing(stable, instances).size()))
+                .isTrue());
         List<HaServiceProcess.Delivery> stableDeliveries = Cluster.deliveriesOf(stable, instances);
         Map<String, Long> byInstance = stableDeliveries.stream()
                 .collect(Collectors.groupingBy(HaServiceProcess.Delivery::instance, Collectors.counting()));
@@ -127,17 +127,17 @@ class ClusterModeTest {
                 .isNotEmpty();
         leaving.stop();
         List<HaServiceProcess> staying = instances.subList(0, 2);
-        Await.until(
-                Duration.ofSeconds(30),
-                "the shards are divided among the two left",
-                () -> Cluster.shardsDivided(staying, SHARDS),
-                () -> Cluster.ownership(staying));
+        await("the shards are divided among the two left")
+                .atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat((Cluster.shardsDivided(staying, SHARDS)))
+                        .as(() -> "the shards are divided among the two left" + " " + (Cluster.ownership(staying)))
+                        .isTrue());
 
-        Await.until(
-                Duration.ofSeconds(60),
-                "every pending job was delivered",
-                () -> Cluster.allDelivered(pending, instances, beforePending),
-                () -> "missing " + Cluster.missing(pending, instances).size());
+        await("every pending job was delivered").atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(
+                        (Cluster.allDelivered(pending, instances, beforePending)))
+                .as(() -> "every pending job was delivered" + " "
+                        + ("missing " + Cluster.missing(pending, instances).size()))
+                .isTrue());
         List<HaServiceProcess.Delivery> pendingDeliveries = Cluster.deliveriesOf(pending, instances);
         long ofLeavingByOthers = Cluster.deliveriesOf(pendingOfLeaving, staying).stream()
                 .map(HaServiceProcess.Delivery::id)
@@ -157,10 +157,10 @@ class ClusterModeTest {
         assertThat(ofLeavingByOthers)
                 .as("pending jobs of the stopped instance's shards delivered by the others")
                 .isPositive();
-        Await.until(
-                Duration.ofSeconds(30),
-                "every job is FINISHED",
-                () -> staying.get(0).api().countOf("FINISHED") == JOBS + PENDING_JOBS,
-                () -> staying.get(0).api().get("/stats").data().path("byStatus"));
+        await("every job is FINISHED").atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+                        (staying.get(0).api().countOf("FINISHED") == JOBS + PENDING_JOBS))
+                .as(() -> "every job is FINISHED" + " "
+                        + (staying.get(0).api().get("/stats").data().path("byStatus")))
+                .isTrue());
     }
 }

@@ -1,15 +1,15 @@
 package io.delayqueue.e2e.ha;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.Cluster;
 import io.delayqueue.e2e.support.HaServiceProcess;
 import io.delayqueue.e2e.support.Jobs;
 import io.delayqueue.e2e.support.TestJournal;
 import io.delayqueue.e2e.support.TestRedis;
-import io.delayqueue.e2e.support.TestZooKeeper;
+import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -45,7 +45,7 @@ class ClusterThroughputTest {
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
-        zookeeper = TestZooKeeper.start();
+        zookeeper = ZooKeeperFixture.startServer();
         journal = new TestJournal("ha_rate");
     }
 
@@ -110,12 +110,12 @@ class ClusterThroughputTest {
     }
 
     private static void awaitDivided(List<HaServiceProcess> live) {
-        Await.until(
-                Duration.ofSeconds(30),
-                "the shards are divided among " + live.size(),
-                () -> Cluster.shardsDivided(live, SHARDS)
-                        && live.stream().noneMatch(i -> i.ownedShards().isEmpty()),
-                () -> Cluster.ownership(live));
+        await("the shards are divided among " + live.size())
+                .atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat((Cluster.shardsDivided(live, SHARDS)
+                                && live.stream().noneMatch(i -> i.ownedShards().isEmpty())))
+                        .as(() -> "the shards are divided among " + live.size() + " " + (Cluster.ownership(live)))
+                        .isTrue());
     }
 
     /** One round: when its jobs were due, how long their push took, when they were handed over. */
@@ -137,13 +137,13 @@ class ClusterThroughputTest {
         int before = Cluster.deliveryCount(instances);
         Set<String> ids = new HashSet<>(Jobs.push(apis, "rate", JOBS, i -> dueAt));
         long pushedAt = System.currentTimeMillis();
-        Await.until(Duration.ofSeconds(60), "the jobs are due", () -> System.currentTimeMillis() >= dueAt);
+        await("the jobs are due").atMost(Duration.ofSeconds(60)).until(() -> System.currentTimeMillis() >= dueAt);
         double cpuBefore = redisCpuSeconds();
-        Await.until(
-                Duration.ofSeconds(120),
-                JOBS + " jobs were delivered",
-                () -> Cluster.allDelivered(ids, instances, before),
-                () -> "missing " + Cluster.missing(ids, instances).size());
+        await(JOBS + " jobs were delivered").atMost(Duration.ofSeconds(120)).untilAsserted(() -> assertThat(
+                        (Cluster.allDelivered(ids, instances, before)))
+                .as(() -> JOBS + " jobs were delivered" + " "
+                        + ("missing " + Cluster.missing(ids, instances).size()))
+                .isTrue());
         double cpu = redisCpuSeconds() - cpuBefore;
         List<HaServiceProcess.Delivery> deliveries = Cluster.deliveriesOf(ids, instances);
         assertThat(Cluster.duplicates(deliveries))

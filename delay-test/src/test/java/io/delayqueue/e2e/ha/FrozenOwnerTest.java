@@ -1,23 +1,21 @@
 package io.delayqueue.e2e.ha;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobIds;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.Cluster;
 import io.delayqueue.e2e.support.HaServiceProcess;
 import io.delayqueue.e2e.support.Jobs;
 import io.delayqueue.e2e.support.TestJournal;
 import io.delayqueue.e2e.support.TestRedis;
-import io.delayqueue.e2e.support.TestZooKeeper;
+import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,7 +41,7 @@ class FrozenOwnerTest {
 
     @BeforeEach
     void startZooKeeper() throws Exception {
-        zookeeper = TestZooKeeper.start();
+        zookeeper = ZooKeeperFixture.startServer();
         journal = new TestJournal("frozen");
     }
 
@@ -83,11 +81,10 @@ class FrozenOwnerTest {
         HaServiceProcess b = start("ms-b", "master-slave");
         a.awaitReady(Duration.ofSeconds(180));
         b.awaitReady(Duration.ofSeconds(180));
-        Await.until(
-                Duration.ofSeconds(30),
-                "one instance leads",
-                () -> a.role().equals("leader") || b.role().equals("leader"),
-                () -> a.role() + "/" + b.role());
+        await("one instance leads").atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+                        (a.role().equals("leader") || b.role().equals("leader")))
+                .as(() -> "one instance leads" + " " + (a.role() + "/" + b.role()))
+                .isTrue());
         HaServiceProcess owner = a.role().equals("leader") ? a : b;
         freezeTheOwnerAndWakeIt(owner, owner == a ? b : a);
     }
@@ -99,13 +96,13 @@ class FrozenOwnerTest {
         HaServiceProcess b = start("cl-b", "cluster");
         a.awaitReady(Duration.ofSeconds(180));
         b.awaitReady(Duration.ofSeconds(180));
-        Await.until(
-                Duration.ofSeconds(30),
-                "the shards are divided between the two",
-                () -> Cluster.shardsDivided(instances, SHARDS)
-                        && !a.ownedShards().isEmpty()
-                        && !b.ownedShards().isEmpty(),
-                () -> Cluster.ownership(instances));
+        await("the shards are divided between the two")
+                .atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat((Cluster.shardsDivided(instances, SHARDS)
+                                && !a.ownedShards().isEmpty()
+                                && !b.ownedShards().isEmpty()))
+                        .as(() -> "the shards are divided between the two" + " " + (Cluster.ownership(instances)))
+                        .isTrue());
         freezeTheOwnerAndWakeIt(a, b);
     }
 
@@ -114,8 +111,10 @@ class FrozenOwnerTest {
         List<Api> apis = List.of(owner.api(), other.api());
         long firstDue = System.currentTimeMillis() + 2_000;
         Set<String> ids = new HashSet<>(Jobs.push(apis, "frozen", JOBS / 3, i -> firstDue + 4_000L * i / (JOBS / 3)));
-        Await.until(
-                SPREAD.plusSeconds(30), "the owner delivers", () -> owner.deliveryCount() >= 50, owner::deliveryCount);
+        await("the owner delivers").atMost(SPREAD.plusSeconds(30)).untilAsserted(() -> assertThat(
+                        (owner.deliveryCount() >= 50))
+                .as(() -> "the owner delivers" + " " + owner.deliveryCount())
+                .isTrue());
 
         List<Integer> frozenShards = owner.ownedShards();
         owner.pause();
@@ -129,16 +128,17 @@ class FrozenOwnerTest {
                 JOBS - JOBS / 3,
                 i -> secondDue + SPREAD.toMillis() * i / (JOBS - JOBS / 3)));
         // the other instance takes every shard once the frozen one's session expired, and delivers their jobs
-        Await.until(
-                SESSION_TIMEOUT.plusSeconds(30),
-                "the other instance took over and delivers the frozen owner's shards",
-                () -> other.ownedShards().size() == SHARDS
-                        && other.deliveries().stream()
-                                        .skip(otherBefore)
-                                        .filter(d -> frozenShards.contains(JobIds.shardOf(d.id(), SHARDS)))
-                                        .count()
-                                >= 50,
-                () -> other.ownedShards() + ", " + other.deliveryCount());
+        await("the other instance took over and delivers the frozen owner's shards")
+                .atMost(SESSION_TIMEOUT.plusSeconds(30))
+                .untilAsserted(() -> assertThat((other.ownedShards().size() == SHARDS
+                                && other.deliveries().stream()
+                                                .skip(otherBefore)
+                                                .filter(d -> frozenShards.contains(JobIds.shardOf(d.id(), SHARDS)))
+                                                .count()
+                                        >= 50))
+                        .as(() -> "the other instance took over and delivers the frozen owner's shards" + " "
+                                + (other.ownedShards() + ", " + other.deliveryCount()))
+                        .isTrue());
         long takenOverAt = other.deliveries().stream()
                 .skip(otherBefore)
                 .filter(d -> frozenShards.contains(JobIds.shardOf(d.id(), SHARDS)))
@@ -147,29 +147,29 @@ class FrozenOwnerTest {
                 .wallMs();
         // the frozen JVM prints nothing: once every line it printed before is read, what comes next is after it woke
         long[] seen = {-1};
-        Await.until(Duration.ofSeconds(30), "the frozen owner's output is read to its end", () -> {
-            long count = owner.lineCount();
-            boolean stable = count == seen[0];
-            seen[0] = count;
-            if (!stable) {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
-            }
-            return stable;
-        });
+        await("the frozen owner's output is read to its end")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> {
+                    long count = owner.lineCount();
+                    boolean stable = count == seen[0];
+                    seen[0] = count;
+                    return stable;
+                });
         long linesBeforeWaking = owner.lineCount();
         long resumedAt = System.currentTimeMillis();
         owner.resume();
 
-        Await.until(
-                SPREAD.plusSeconds(60),
-                "every job was delivered",
-                () -> Cluster.allDelivered(ids, instances, 0),
-                () -> "missing " + Cluster.missing(ids, instances).size());
-        Await.until(
-                Duration.ofSeconds(30),
-                "every job is FINISHED",
-                () -> other.api().countOf("FINISHED") == JOBS,
-                () -> other.api().get("/stats").data().path("byStatus"));
+        await("every job was delivered").atMost(SPREAD.plusSeconds(60)).untilAsserted(() -> assertThat(
+                        (Cluster.allDelivered(ids, instances, 0)))
+                .as(() -> "every job was delivered" + " "
+                        + ("missing " + Cluster.missing(ids, instances).size()))
+                .isTrue());
+        await("every job is FINISHED").atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+                        (other.api().countOf("FINISHED") == JOBS))
+                .as(() -> "every job is FINISHED" + " "
+                        + (other.api().get("/stats").data().path("byStatus")))
+                .isTrue());
 
         // After it woke, the owner may gain shards anew (cluster mode gives it its share back; under load the
         // leadership may move): a delivery is stale when it came before the woken owner took an epoch again.

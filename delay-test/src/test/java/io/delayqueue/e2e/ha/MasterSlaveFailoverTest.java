@@ -1,13 +1,13 @@
 package io.delayqueue.e2e.ha;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.HaServiceProcess;
 import io.delayqueue.e2e.support.Jobs;
 import io.delayqueue.e2e.support.TestJournal;
 import io.delayqueue.e2e.support.TestRedis;
-import io.delayqueue.e2e.support.TestZooKeeper;
+import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,7 +40,7 @@ class MasterSlaveFailoverTest {
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
-        zookeeper = TestZooKeeper.start();
+        zookeeper = ZooKeeperFixture.startServer();
         journal = new TestJournal("ha_ms");
     }
 
@@ -78,11 +78,10 @@ class MasterSlaveFailoverTest {
         HaServiceProcess b = startInstance("ms-b");
         a.awaitReady(Duration.ofSeconds(90));
         b.awaitReady(Duration.ofSeconds(90));
-        Await.until(
-                Duration.ofSeconds(30),
-                "one instance leads",
-                () -> a.role().equals("leader") || b.role().equals("leader"),
-                () -> a.role() + "/" + b.role());
+        await("one instance leads").atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+                        (a.role().equals("leader") || b.role().equals("leader")))
+                .as(() -> "one instance leads" + " " + (a.role() + "/" + b.role()))
+                .isTrue());
         HaServiceProcess leader = a.role().equals("leader") ? a : b;
         HaServiceProcess follower = leader == a ? b : a;
         assertThat(follower.role()).isEqualTo("follower");
@@ -94,37 +93,37 @@ class MasterSlaveFailoverTest {
         List<String> ids = Jobs.push(
                 List.of(follower.api(), leader.api()), "failover", JOBS, i -> firstDue + SPREAD.toMillis() * i / JOBS);
 
-        Await.until(
-                SPREAD.plusSeconds(30),
-                "the leader delivered a fifth of the jobs",
-                () -> leader.deliveryCount() >= JOBS / 5,
-                leader::deliveryCount);
+        await("the leader delivered a fifth of the jobs")
+                .atMost(SPREAD.plusSeconds(30))
+                .untilAsserted(() -> assertThat((leader.deliveryCount() >= JOBS / 5))
+                        .as(() -> "the leader delivered a fifth of the jobs" + " " + leader.deliveryCount())
+                        .isTrue());
         assertThat(follower.deliveryCount()).as("the follower delivers nothing").isZero();
 
         long killedAt = System.currentTimeMillis();
         leader.kill();
         // the follower's first delivery after the kill is when it took over (jobs are due every 2 ms)
-        Await.until(
-                SESSION_TIMEOUT.plusSeconds(30),
-                "the follower delivers",
-                () -> follower.deliveryCount() > 0,
-                follower::role);
+        await("the follower delivers").atMost(SESSION_TIMEOUT.plusSeconds(30)).untilAsserted(() -> assertThat(
+                        (follower.deliveryCount() > 0))
+                .as(() -> "the follower delivers" + " " + follower.role())
+                .isTrue());
         long takeOverMs = follower.deliveries().get(0).wallMs() - killedAt;
-        Await.until(Duration.ofSeconds(10), "the follower reports itself leader", () -> follower.role()
-                .equals("leader"));
+        await("the follower reports itself leader")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> follower.role().equals("leader"));
 
         Set<String> expected = new HashSet<>(ids);
-        Await.until(
-                SPREAD.plusSeconds(60),
-                "every job was delivered",
-                () -> leader.deliveryCount() + follower.deliveryCount() >= JOBS
-                        && delivered(leader, follower).containsAll(expected),
-                () -> "missing " + missing(expected, leader, follower).size());
-        Await.until(
-                Duration.ofSeconds(30),
-                "every job is FINISHED",
-                () -> follower.api().countOf("FINISHED") == JOBS,
-                () -> follower.api().get("/stats").data().path("byStatus"));
+        await("every job was delivered").atMost(SPREAD.plusSeconds(60)).untilAsserted(() -> assertThat(
+                        (leader.deliveryCount() + follower.deliveryCount() >= JOBS
+                                && delivered(leader, follower).containsAll(expected)))
+                .as(() -> "every job was delivered" + " "
+                        + ("missing " + missing(expected, leader, follower).size()))
+                .isTrue());
+        await("every job is FINISHED").atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+                        (follower.api().countOf("FINISHED") == JOBS))
+                .as(() -> "every job is FINISHED" + " "
+                        + (follower.api().get("/stats").data().path("byStatus")))
+                .isTrue());
 
         List<HaServiceProcess.Delivery> all = new ArrayList<>(leader.deliveries());
         all.addAll(follower.deliveries());

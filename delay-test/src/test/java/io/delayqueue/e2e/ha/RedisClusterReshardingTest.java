@@ -1,17 +1,17 @@
 package io.delayqueue.e2e.ha;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobIds;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.ClosesStaticFixtures;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.RedisClusterFixture;
 import io.delayqueue.e2e.support.RedisServerProcess;
+import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -42,7 +42,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * (ASK), then {@code SETSLOT NODE} (MOVED, until the client renews its slot cache). Every push is answered
  * 200, and every job is delivered once.
  */
-@ExtendWith(ClosesStaticFixtures.class)
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -174,11 +174,12 @@ class RedisClusterReshardingTest {
 
         assertThat(otherAnswers).as("answers other than 200").isEmpty();
         assertThat(ofTheShard.get()).as("jobs pushed into the migrated shard").isPositive();
-        Await.until(
-                Duration.ofSeconds(60),
-                "every job answered 200 is delivered",
-                () -> recorder.deliveriesOf(answered).size() >= answered.size(),
-                () -> recorder.deliveriesOf(answered).size() + " of " + answered.size() + " delivered");
+        await("every job answered 200 is delivered")
+                .atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat((recorder.deliveriesOf(answered).size() >= answered.size()))
+                        .as(() -> "every job answered 200 is delivered" + " "
+                                + (recorder.deliveriesOf(answered).size() + " of " + answered.size() + " delivered"))
+                        .isTrue());
         assertThat(RecordingDispatcher.countById(recorder.deliveriesOf(answered))
                         .values())
                 .as("deliveries per job")
@@ -193,21 +194,23 @@ class RedisClusterReshardingTest {
     private static void awaitMoreBatches(AtomicInteger batches, List<String> otherAnswers, Duration atMost) {
         int before = batches.get();
         long until = System.nanoTime() + atMost.toNanos();
-        Await.until(
-                Duration.ofSeconds(60),
-                BATCHES_PER_STEP + " more batches are answered 200, or " + atMost.toMillis() + " ms pass",
-                () -> batches.get() >= before + BATCHES_PER_STEP
-                        || !otherAnswers.isEmpty()
-                        || System.nanoTime() - until > 0,
-                () -> batches.get() - before + " answered; " + otherAnswers);
+        await(BATCHES_PER_STEP + " more batches are answered 200, or " + atMost.toMillis() + " ms pass")
+                .atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat((batches.get() >= before + BATCHES_PER_STEP
+                                || !otherAnswers.isEmpty()
+                                || System.nanoTime() - until > 0))
+                        .as(() -> BATCHES_PER_STEP + " more batches are answered 200, or " + atMost.toMillis()
+                                + " ms pass" + " " + (batches.get() - before + " answered; " + otherAnswers))
+                        .isTrue());
     }
 
     private static void awaitMoreBatches(AtomicInteger batches, List<String> otherAnswers) {
         int before = batches.get();
-        Await.until(
-                Duration.ofSeconds(60),
-                BATCHES_PER_STEP + " more batches are answered 200",
-                () -> batches.get() >= before + BATCHES_PER_STEP || !otherAnswers.isEmpty(),
-                () -> batches.get() - before + " answered; " + otherAnswers);
+        await(BATCHES_PER_STEP + " more batches are answered 200")
+                .atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat((batches.get() >= before + BATCHES_PER_STEP || !otherAnswers.isEmpty()))
+                        .as(() -> BATCHES_PER_STEP + " more batches are answered 200" + " "
+                                + (batches.get() - before + " answered; " + otherAnswers))
+                        .isTrue());
     }
 }

@@ -1,16 +1,16 @@
 package io.delayqueue.e2e.ha;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.ClosesStaticFixtures;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.RedisClusterFixture;
 import io.delayqueue.e2e.support.RedisServerProcess;
+import io.delayqueue.e2e.support.StaticResources;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -35,7 +35,7 @@ import redis.clients.jedis.UnifiedJedis;
  * finish, delete, TTR expiry) runs against {@link JedisCluster}, whose every script call is routed by the
  * slot of the shard's hash tag. The cluster is new for this class, so the default key prefix is used.
  */
-@ExtendWith(ClosesStaticFixtures.class)
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -101,15 +101,14 @@ class RedisClusterTest {
             ids.add(r.data().asText());
         }
 
-        Await.until(
-                Duration.ofSeconds(30),
-                "every job was dispatched",
-                () -> recorder.deliveriesOf(ids).size() >= ids.size());
+        await("every job was dispatched")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> recorder.deliveriesOf(ids).size() >= ids.size());
         List<RecordingDispatcher.Delivery> deliveries = recorder.deliveriesOf(ids);
         assertThat(RecordingDispatcher.countById(deliveries).values()).containsOnly(1);
         assertThat(deliveries).allSatisfy(d -> assertThat(d.wallMs()).isGreaterThanOrEqualTo(d.executeAt()));
         for (String id : ids.stream().limit(20).toList()) {
-            Await.until(Duration.ofSeconds(10), id + " is FINISHED", () -> status(api, id)
+            await(id + " is FINISHED").atMost(Duration.ofSeconds(10)).until(() -> status(api, id)
                     .equals("FINISHED"));
         }
     }
@@ -150,10 +149,9 @@ class RedisClusterTest {
                 .data()
                 .asText();
 
-        Await.until(
-                Duration.ofSeconds(30),
-                "a job due after the deleted one was dispatched",
-                () -> !recorder.deliveriesOf(Set.of(marker)).isEmpty());
+        await("a job due after the deleted one was dispatched")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> !recorder.deliveriesOf(Set.of(marker)).isEmpty());
         assertThat(recorder.deliveriesOf(Set.of(id))).isEmpty();
         assertThat(status(api, id)).isEqualTo("DELETED");
     }

@@ -1,14 +1,14 @@
 package io.delayqueue.e2e.ha;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
-import io.delayqueue.e2e.support.ClosesStaticFixtures;
-import io.delayqueue.e2e.support.RecordingDispatcher;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.RedisSentinelFixture;
+import io.delayqueue.e2e.support.StaticResources;
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.HashSet;
@@ -34,7 +34,7 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code kill -9}; once the sentinel has promoted the replica, pushes succeed again and every job is
  * delivered: those pushed before the kill (replicated first, with {@code WAIT}) and those pushed after.
  */
-@ExtendWith(ClosesStaticFixtures.class)
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -82,10 +82,9 @@ class RedisSentinelFailoverTest {
         assertThat(redis).isInstanceOf(JedisSentineled.class);
         Api api = new Api(port);
         Set<String> before = push(api, "before", 0);
-        Await.until(
-                Duration.ofSeconds(30),
-                "the first jobs were delivered",
-                () -> recorder.deliveriesOf(before).size() >= JOBS);
+        await("the first jobs were delivered")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> recorder.deliveriesOf(before).size() >= JOBS);
 
         // due after the fail-over has begun; on the replica before the master dies
         Set<String> pending = push(api, "pending", 3_000);
@@ -98,12 +97,11 @@ class RedisSentinelFailoverTest {
         long killedAt = System.currentTimeMillis();
         sentinel.master().kill();
 
-        Await.until(
-                Duration.ofSeconds(60),
-                "the sentinel promoted the replica",
-                () -> sentinel.currentMasterPort() == replicaPort);
+        await("the sentinel promoted the replica")
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> sentinel.currentMasterPort() == replicaPort);
         long promotedAt = System.currentTimeMillis();
-        Await.until(Duration.ofSeconds(30), "a push succeeds again", () -> {
+        await("a push succeeds again").atMost(Duration.ofSeconds(30)).until(() -> {
             try {
                 return api.postJson("/push", Map.of("topic", "probe", "body", "p"))
                                 .status()
@@ -117,15 +115,16 @@ class RedisSentinelFailoverTest {
 
         Set<String> all = new HashSet<>(pending);
         all.addAll(after);
-        Await.until(
-                Duration.ofSeconds(60),
-                "the jobs pushed before the kill and after the promotion were delivered",
-                () -> recorder.deliveriesOf(all).stream()
-                                .map(RecordingDispatcher.Delivery::id)
-                                .distinct()
-                                .count()
-                        == all.size(),
-                () -> recorder.deliveriesOf(all).size() + " of " + all.size());
+        await("the jobs pushed before the kill and after the promotion were delivered")
+                .atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat((recorder.deliveriesOf(all).stream()
+                                        .map(RecordingDispatcher.Delivery::id)
+                                        .distinct()
+                                        .count()
+                                == all.size()))
+                        .as(() -> "the jobs pushed before the kill and after the promotion were delivered" + " "
+                                + (recorder.deliveriesOf(all).size() + " of " + all.size()))
+                        .isTrue());
         List<RecordingDispatcher.Delivery> deliveries = recorder.deliveriesOf(all);
         System.out.printf(
                 "HA sentinel: master killed; replica promoted after %d ms, pushes accepted again after %d ms; "

@@ -1,34 +1,29 @@
 package io.delayqueue.e2e.support;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-/** Polls a condition until it holds or a deadline passes; never sleeps a fixed time and hopes. */
+/**
+ * Kept only for {@code KillNineTest} and {@code HaServiceProcess}, which another branch is changing; once it
+ * has landed they call Awaitility directly and this class is deleted. New waits use Awaitility.
+ */
+@Deprecated
 public final class Await {
-    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-
     private Await() {}
 
-    /** Waits until {@code condition} holds; fails with {@code what} and the last state when the deadline passes. */
+    /** Waits until {@code condition} holds; fails naming {@code what} when {@code timeout} passes. */
     public static void until(Duration timeout, String what, BooleanSupplier condition) {
-        until(timeout, what, condition, () -> "");
+        await(what).atMost(timeout).until(condition::getAsBoolean);
     }
 
-    /**
-     * Waits until {@code condition} holds; on timeout fails naming {@code what} and {@code state} (evaluated
-     * then, to show how far things got).
-     */
+    /** As {@link #until(Duration, String, BooleanSupplier)}; the failure also shows {@code state}, read then. */
     public static void until(Duration timeout, String what, BooleanSupplier condition, Supplier<?> state) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline >= 0) {
-                throw new AssertionError(
-                        "timed out after " + timeout.toMillis() + " ms waiting until " + what + " " + state.get());
-            }
-            LockSupport.parkNanos(POLL_NANOS);
-        }
+        await(what).atMost(timeout).untilAsserted(() -> assertThat(condition.getAsBoolean())
+                .as(() -> what + " " + state.get())
+                .isTrue());
     }
 }

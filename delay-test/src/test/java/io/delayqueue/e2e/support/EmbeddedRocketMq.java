@@ -1,5 +1,7 @@
 package io.delayqueue.e2e.support;
 
+import static org.awaitility.Awaitility.await;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.rocketmq.broker.BrokerController;
@@ -132,10 +134,12 @@ public final class EmbeddedRocketMq implements AutoCloseable {
 
     /** Waits until the name server hands out a route of {@code topic} with at least one queue to write. */
     public void awaitRoute(String topic) {
-        Await.until(Duration.ofSeconds(30), "the name server knows a route of topic " + topic, () -> {
-            TopicRouteData route = namesrv.getRouteInfoManager().pickupTopicRouteData(topic);
-            return route != null && !route.getQueueDatas().isEmpty();
-        });
+        await("the name server knows a route of topic " + topic)
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> {
+                    TopicRouteData route = namesrv.getRouteInfoManager().pickupTopicRouteData(topic);
+                    return route != null && !route.getQueueDatas().isEmpty();
+                });
     }
 
     @Override

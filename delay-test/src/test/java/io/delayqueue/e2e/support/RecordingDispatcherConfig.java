@@ -1,5 +1,6 @@
 package io.delayqueue.e2e.support;
 
+import io.delayqueue.queue.testing.RecordingDispatcher;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 

@@ -1,50 +1,25 @@
 package io.delayqueue.e2e.support;
 
-import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
-import io.delayqueue.queue.journal.JobCursor;
-import io.delayqueue.queue.journal.Journal;
-import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.testing.EmptyJournal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A journal that keeps every transition in memory, indexed by job, so that a test can see when each job
  * became what, and why (failed attempts carry their error).
  */
-public final class RecordingJournal implements Journal {
+public final class RecordingJournal extends EmptyJournal {
     private final Map<String, List<Transition>> byJob = new ConcurrentHashMap<>();
-
-    @Override
-    public Set<String> recordCreated(List<Job> jobs) {
-        return Set.of();
-    }
 
     @Override
     public void recordTransitionsDurably(List<Transition> batch) {
         recordTransitions(batch);
-    }
-
-    @Override
-    public Optional<Job> find(String id) {
-        return Optional.empty();
-    }
-
-    @Override
-    public List<JournalEntry> history(String id) {
-        return List.of();
-    }
-
-    @Override
-    public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
-        return List.of();
     }
 
     @Override
@@ -58,16 +33,6 @@ public final class RecordingJournal implements Journal {
     }
 
     /** Lagged writes, as far as the engine is concerned: nothing here is durable. */
-    @Override
-    public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
-        return List.of();
-    }
-
-    @Override
-    public long countDelayedDueAfter(long dueAfter) {
-        return 0;
-    }
-
     @Override
     public JournalMode mode() {
         return JournalMode.ASYNC;

@@ -1,5 +1,8 @@
 package io.delayqueue.e2e.support;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,7 +54,11 @@ public final class RedisClusterFixture implements AutoCloseable {
                             Integer.toString(busPorts.get(i)));
                 }
             }
-            Await.until(Duration.ofSeconds(30), "the cluster is ok on every node", this::ready, this::states);
+            await("the cluster is ok on every node")
+                    .atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(this.ready())
+                            .as(() -> "the cluster is ok on every node" + " " + this.states())
+                            .isTrue());
         } catch (RuntimeException | Error e) {
             close();
             throw e;

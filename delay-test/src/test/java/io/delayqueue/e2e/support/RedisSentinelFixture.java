@@ -1,5 +1,7 @@
 package io.delayqueue.e2e.support;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -30,7 +32,7 @@ public final class RedisSentinelFixture implements AutoCloseable {
             r = RedisServerProcess.start(
                     "replica", null, List.of("--replicaof", "127.0.0.1", Integer.toString(m.port())));
             RedisServerProcess replicaOfM = r;
-            Await.until(Duration.ofSeconds(30), "the replica is in sync", () -> {
+            await("the replica is in sync").atMost(Duration.ofSeconds(30)).until(() -> {
                 try (Jedis jedis = replicaOfM.connect()) {
                     return jedis.info("replication").contains("master_link_status:up");
                 }
@@ -56,7 +58,7 @@ public final class RedisSentinelFixture implements AutoCloseable {
         this.master = m;
         this.replica = r;
         this.sentinelConfig = config;
-        Await.until(Duration.ofSeconds(30), "the sentinel knows the replica", () -> {
+        await("the sentinel knows the replica").atMost(Duration.ofSeconds(30)).until(() -> {
             try (Jedis jedis = sentinel.connect()) {
                 return jedis.sentinelReplicas(MASTER_NAME).stream()
                         .anyMatch(s -> String.valueOf(replica.port()).equals(s.get("port"))

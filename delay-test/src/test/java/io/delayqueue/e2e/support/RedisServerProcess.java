@@ -1,5 +1,7 @@
 package io.delayqueue.e2e.support;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -77,7 +79,7 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     private void awaitPing(Duration timeout) {
-        Await.until(timeout, "redis-server answers on " + port, () -> {
+        await("redis-server answers on " + port).atMost(timeout).until(() -> {
             if (!process.isAlive()) {
                 throw new AssertionError("redis-server on " + port + " exited; see " + dir.resolve("redis.log"));
             }

@@ -9,20 +9,23 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Closes the test class's {@code static final} {@link AutoCloseable} fields (brokers, servers) once the
- * class is done, last declared first. Declare it with {@code @ExtendWith} <em>above</em> {@code
- * @SpringBootTest}: extensions registered first finish last, so the application is closed before the
- * brokers it sends to go away.
+ * Closes the test class's static {@link AutoCloseable} fields (brokers, servers, Redis fixtures) that are
+ * set once the class is done, last declared first, every one even when another fails. Declare it with
+ * {@code @ExtendWith} <em>above</em> {@code @SpringBootTest}: extensions registered first finish last, so the
+ * application is closed before the servers it talks to go away. {@link #stringField} reads the names the
+ * clean-up extensions of {@link TestRedis} and {@link TestDatabase} look for.
  */
 public final class StaticResources implements AfterAllCallback {
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
         List<AutoCloseable> resources = new ArrayList<>();
         for (Field f : context.getRequiredTestClass().getDeclaredFields()) {
-            int m = f.getModifiers();
-            if (Modifier.isStatic(m) && Modifier.isFinal(m) && AutoCloseable.class.isAssignableFrom(f.getType())) {
+            if (Modifier.isStatic(f.getModifiers()) && AutoCloseable.class.isAssignableFrom(f.getType())) {
                 f.setAccessible(true);
-                resources.add((AutoCloseable) f.get(null));
+                AutoCloseable resource = (AutoCloseable) f.get(null);
+                if (resource != null) {
+                    resources.add(resource);
+                }
             }
         }
         Collections.reverse(resources);
@@ -41,5 +44,21 @@ public final class StaticResources implements AfterAllCallback {
         if (first != null) {
             throw first;
         }
+    }
+
+    /** The value of the static {@code String} field {@code name} of {@code testClass} or of a superclass. */
+    public static String stringField(Class<?> testClass, String name) throws IllegalAccessException {
+        for (Class<?> c = testClass; c != null; c = c.getSuperclass()) {
+            try {
+                Field f = c.getDeclaredField(name);
+                if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
+                    f.setAccessible(true);
+                    return (String) f.get(null);
+                }
+            } catch (NoSuchFieldException ignored) {
+                // look in the superclass
+            }
+        }
+        throw new IllegalStateException(testClass + " declares no static String " + name);
     }
 }

@@ -1,7 +1,6 @@
 package io.delayqueue.e2e.support;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
+import io.delayqueue.queue.testing.JournalDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -16,14 +15,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
- * The machine's MariaDB on 127.0.0.1:3306 (root, empty password): every test class journals to a database
+ * The machine's MariaDB ({@link JournalDatabase}'s, as root with an empty password) for a Spring application
+ * under test: every test class journals to a database
  * of its own, {@code dq_test_<label>_<random>}, created when its application is configured and dropped
  * once the class is done. The service runs on it as in production: {@code delay.journal.mode=sync}, the
  * schema applied by Flyway at start-up.
  */
 public final class TestDatabase {
-    public static final String HOST = "127.0.0.1";
-    public static final int PORT = 3306;
+    public static final String HOST = JournalDatabase.MARIADB_HOST;
+    public static final int PORT = JournalDatabase.MARIADB_PORT;
     public static final String USER = "root";
     public static final String PASSWORD = "";
     private static final String SERVER_URL = "jdbc:mysql://" + HOST + ":" + PORT + "/";
@@ -66,12 +66,12 @@ public final class TestDatabase {
 
     public static void create(String database) {
         requireName(database);
-        executeOnServer("CREATE DATABASE IF NOT EXISTS " + database + " CHARACTER SET utf8mb4");
+        JournalDatabase.executeOnServer("CREATE DATABASE IF NOT EXISTS " + database + " CHARACTER SET utf8mb4");
     }
 
     public static void drop(String database) {
         requireName(database);
-        executeOnServer("DROP DATABASE IF EXISTS " + database);
+        JournalDatabase.executeOnServer("DROP DATABASE IF EXISTS " + database);
     }
 
     public static boolean exists(String database) {
@@ -118,15 +118,6 @@ public final class TestDatabase {
         return DriverManager.getConnection(SERVER_URL + database, USER, PASSWORD);
     }
 
-    private static void executeOnServer(String sql) {
-        try (Connection c = DriverManager.getConnection(SERVER_URL, USER, PASSWORD);
-                Statement s = c.createStatement()) {
-            s.execute(sql);
-        } catch (SQLException e) {
-            throw unreachable(sql, e);
-        }
-    }
-
     private static IllegalStateException unreachable(String what, SQLException e) {
         return new IllegalStateException(
                 "'" + what + "' failed on MariaDB at " + HOST + ":" + PORT + " (" + USER
@@ -148,27 +139,12 @@ public final class TestDatabase {
     public static final class Cleanup implements AfterAllCallback {
         @Override
         public void afterAll(ExtensionContext context) throws Exception {
-            String database = databaseOf(context.getRequiredTestClass());
+            String database = StaticResources.stringField(context.getRequiredTestClass(), "DATABASE");
             drop(database);
             if (exists(database)) {
                 throw new AssertionError("database " + database + " survived the clean-up");
             }
             System.out.println("TestDatabase: dropped " + database);
-        }
-
-        private static String databaseOf(Class<?> testClass) throws IllegalAccessException {
-            for (Class<?> c = testClass; c != null; c = c.getSuperclass()) {
-                try {
-                    Field f = c.getDeclaredField("DATABASE");
-                    if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
-                        f.setAccessible(true);
-                        return (String) f.get(null);
-                    }
-                } catch (NoSuchFieldException ignored) {
-                    // look in the superclass
-                }
-            }
-            throw new IllegalStateException(testClass + " declares no static String DATABASE for TestDatabase.Cleanup");
         }
     }
 }

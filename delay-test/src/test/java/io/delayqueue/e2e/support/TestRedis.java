@@ -1,8 +1,6 @@
 package io.delayqueue.e2e.support;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
-import java.util.ArrayList;
+import io.delayqueue.queue.testing.RedisFixture;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -10,16 +8,14 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
- * The machine's Redis on 127.0.0.1:6379, shared by every test class; each class works under a prefix of
- * its own and deletes its keys afterwards.
+ * The machine's Redis ({@link RedisFixture}'s) for a Spring application under test: each test class works
+ * under a prefix of its own and deletes its keys afterwards.
  */
 public final class TestRedis {
-    public static final String HOST = "127.0.0.1";
-    public static final int PORT = 6379;
+    public static final String HOST = RedisFixture.HOST;
+    public static final int PORT = RedisFixture.PORT;
     public static final String URI = "redis://" + HOST + ":" + PORT;
 
     private TestRedis() {}
@@ -69,20 +65,7 @@ public final class TestRedis {
         if (prefix.contains("*") || prefix.contains("?") || prefix.contains("[")) {
             throw new IllegalArgumentException("prefix must not contain glob characters: " + prefix);
         }
-        return scanGlob(jedis, "{" + prefix + ":*");
-    }
-
-    /** Keys matching a glob, found with SCAN (never KEYS, which blocks the server). */
-    public static List<String> scanGlob(Jedis jedis, String glob) {
-        ScanParams params = new ScanParams().match(glob).count(1000);
-        List<String> keys = new ArrayList<>();
-        String cursor = ScanParams.SCAN_POINTER_START;
-        do {
-            ScanResult<String> page = jedis.scan(cursor, params);
-            keys.addAll(page.getResult());
-            cursor = page.getCursor();
-        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-        return keys;
+        return RedisFixture.scanGlob(jedis, "{" + prefix + ":*");
     }
 
     /**
@@ -94,28 +77,13 @@ public final class TestRedis {
     public static final class Cleanup implements AfterAllCallback {
         @Override
         public void afterAll(ExtensionContext context) throws Exception {
-            String prefix = prefixOf(context.getRequiredTestClass());
+            String prefix = StaticResources.stringField(context.getRequiredTestClass(), "PREFIX");
             int deleted = deleteKeys(prefix);
             System.out.println("TestRedis: unlinked " + deleted + " keys under {" + prefix + ":*");
             List<String> left = keys(prefix);
             if (!left.isEmpty()) {
                 throw new AssertionError("keys under " + prefix + " survived the clean-up: " + left);
             }
-        }
-
-        private static String prefixOf(Class<?> testClass) throws IllegalAccessException {
-            for (Class<?> c = testClass; c != null; c = c.getSuperclass()) {
-                try {
-                    Field f = c.getDeclaredField("PREFIX");
-                    if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
-                        f.setAccessible(true);
-                        return (String) f.get(null);
-                    }
-                } catch (NoSuchFieldException ignored) {
-                    // look in the superclass
-                }
-            }
-            throw new IllegalStateException(testClass + " declares no static String PREFIX for TestRedis.Cleanup");
         }
     }
 }

@@ -1,8 +1,9 @@
 package io.delayqueue.queue.coordination.curator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-import io.delayqueue.queue.testing.Await;
+import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +44,7 @@ class LeaderLatchCoordinatorTest {
         LeaderLatchCoordinator a = started("a", changesA);
         LeaderLatchCoordinator b = started("b", changesB);
 
-        Await.until(WAIT, () -> a.owns(0) || b.owns(0), "one instance leads");
+        await("one instance leads").atMost(WAIT).until(() -> a.owns(0) || b.owns(0));
         LeaderLatchCoordinator leader = a.owns(0) ? a : b;
         LeaderLatchCoordinator follower = leader == a ? b : a;
         assertThat(follower.owns(0)).isFalse();
@@ -51,11 +52,11 @@ class LeaderLatchCoordinatorTest {
         assertThat(follower.role()).isEqualTo("follower");
         // the latch flips to leader just before it calls its listener: wait for the call, don't race it
         AtomicInteger leaderChanges = leader == a ? changesA : changesB;
-        Await.until(WAIT, () -> leaderChanges.get() > 0, "the leader's engine was told");
+        await("the leader's engine was told").atMost(WAIT).until(() -> leaderChanges.get() > 0);
 
         leader.close();
 
-        Await.until(WAIT, () -> follower.owns(7), "the follower took over");
+        await("the follower took over").atMost(WAIT).until(() -> follower.owns(7));
         assertThat(leader.owns(7)).isFalse();
         assertThat(follower.role()).isEqualTo("leader");
     }
@@ -63,41 +64,43 @@ class LeaderLatchCoordinatorTest {
     @Test
     void a_leader_stops_scanning_as_soon_as_its_zookeeper_connection_is_suspended() throws Exception {
         LeaderLatchCoordinator a = started("a", new AtomicInteger());
-        Await.until(WAIT, () -> a.owns(0), "the only instance leads");
+        await("the only instance leads").atMost(WAIT).until(() -> a.owns(0));
 
-        zk.server.stop();
+        zk.server().stop();
 
         // SUSPENDED comes with the broken connection, before any session could expire
-        Await.until(ZooKeeperFixture.SESSION_TIMEOUT, () -> !a.owns(0), "the leader stepped down");
+        await("the leader stepped down")
+                .atMost(ZooKeeperFixture.SESSION_TIMEOUT)
+                .until(() -> !a.owns(0));
         assertThat(a.tryBeginScan(0)).isFalse();
         assertThat(a.role()).isEqualTo("disconnected");
 
-        zk.server.restart();
-        Await.until(WAIT, () -> a.owns(0), "it leads again once ZooKeeper is back");
+        zk.server().restart();
+        await("it leads again once ZooKeeper is back").atMost(WAIT).until(() -> a.owns(0));
     }
 
     @Test
     void a_leader_that_leaves_waits_for_its_scan_pass_before_anyone_takes_over() throws Exception {
         LeaderLatchCoordinator a = started("a", new AtomicInteger());
-        Await.until(WAIT, () -> a.owns(0), "a leads");
+        await("a leads").atMost(WAIT).until(() -> a.owns(0));
         LeaderLatchCoordinator b = started("b", new AtomicInteger());
         assertThat(a.tryBeginScan(3)).as("a begins a pass").isTrue();
 
         Thread closing = new Thread(a::close, "closing-a");
         closing.start();
-        Await.until(WAIT, () -> closing.getState() == Thread.State.TIMED_WAITING, "a waits for its pass");
+        await("a waits for its pass").atMost(WAIT).until(() -> closing.getState() == Thread.State.TIMED_WAITING);
 
         assertThat(a.owns(3)).as("a scans no more").isFalse();
         assertThat(b.owns(3)).as("b cannot lead while a's pass runs").isFalse();
         a.endScan(3);
         closing.join(WAIT.toMillis());
-        Await.until(WAIT, () -> b.owns(3), "b took over after the pass");
+        await("b took over after the pass").atMost(WAIT).until(() -> b.owns(3));
     }
 
     @Test
     void a_new_leader_has_a_new_ownership_term_and_the_old_leaders_term_no_longer_confirms() throws Exception {
         LeaderLatchCoordinator a = started("a", new AtomicInteger());
-        Await.until(WAIT, () -> a.owns(0), "the first instance leads");
+        await("the first instance leads").atMost(WAIT).until(() -> a.owns(0));
         LeaderLatchCoordinator b = started("b", new AtomicInteger());
         String termOfA = a.ownershipTerm(0);
         assertThat(termOfA).isNotNull();
@@ -105,7 +108,7 @@ class LeaderLatchCoordinatorTest {
         assertThat(b.ownershipTerm(0)).as("a follower has no term").isNull();
 
         a.close();
-        Await.until(WAIT, () -> b.owns(0), "the second instance took over");
+        await("the second instance took over").atMost(WAIT).until(() -> b.owns(0));
 
         assertThat(b.ownershipTerm(0)).isNotNull().isNotEqualTo(termOfA);
         assertThat(b.confirmTerm(0, b.ownershipTerm(0))).isTrue();

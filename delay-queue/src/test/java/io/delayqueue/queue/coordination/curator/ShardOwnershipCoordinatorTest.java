@@ -1,8 +1,9 @@
 package io.delayqueue.queue.coordination.curator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-import io.delayqueue.queue.testing.Await;
+import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,7 +62,7 @@ class ShardOwnershipCoordinatorTest {
     }
 
     private static void awaitDivided(List<ShardOwnershipCoordinator> live) {
-        Await.until(WAIT, () -> dividedAmong(live), "shards divided among " + live.size() + " members");
+        await("shards divided among " + live.size() + " members").atMost(WAIT).until(() -> dividedAmong(live));
     }
 
     @Test
@@ -75,11 +76,11 @@ class ShardOwnershipCoordinatorTest {
 
         System.out.println("cluster of three: " + describe(List.of(a, b, c)));
         // a member's view of the others may lag behind theirs (each shard still has one owner meanwhile)
-        Await.until(WAIT, () -> a.members().size() == 3, "a saw b and c join");
+        await("a saw b and c join").atMost(WAIT).until(() -> a.members().size() == 3);
         assertThat(a.members()).containsExactly("a", "b", "c");
         assertThat(List.of(a.role(), b.role(), c.role())).containsOnly("member");
         // ownership flips just before the listener is called: wait for the call, don't race it
-        Await.until(WAIT, () -> changes.get() > 0, "engines told of their shards");
+        await("engines told of their shards").atMost(WAIT).until(() -> changes.get() > 0);
     }
 
     @Test
@@ -103,15 +104,14 @@ class ShardOwnershipCoordinatorTest {
         ShardOwnershipCoordinator b = join("b", new AtomicInteger());
         awaitDivided(List.of(a, b));
 
-        zk.server.stop();
+        zk.server().stop();
 
-        Await.until(
-                ZooKeeperFixture.SESSION_TIMEOUT,
-                () -> owned(a).isEmpty() && owned(b).isEmpty(),
-                "both stopped scanning");
+        await("both stopped scanning")
+                .atMost(ZooKeeperFixture.SESSION_TIMEOUT)
+                .until(() -> owned(a).isEmpty() && owned(b).isEmpty());
         assertThat(a.role()).isEqualTo("disconnected");
 
-        zk.server.restart();
+        zk.server().restart();
         awaitDivided(List.of(a, b));
     }
 
@@ -124,9 +124,11 @@ class ShardOwnershipCoordinatorTest {
         assertThat(a.tryBeginScan(moving)).isTrue();
 
         ShardOwnershipCoordinator b = join("b", new AtomicInteger());
-        Await.until(WAIT, () -> !a.owns(moving), "a started to hand shard " + moving + " over");
+        await("a started to hand shard " + moving + " over").atMost(WAIT).until(() -> !a.owns(moving));
 
         // b retries every 100 ms; for ten of its attempts the lock is still a's
+        // an assertion at every look for the whole time, not a wait: Awaitility's during() would let a brief
+        // ownership pass once the condition held long enough afterwards
         long until =
                 System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ShardOwnershipCoordinator.UNSETTLED_RETRY_MS * 10);
         while (System.nanoTime() - until < 0) {
@@ -144,14 +146,14 @@ class ShardOwnershipCoordinatorTest {
     @Test
     void a_shard_that_moves_gets_a_new_ownership_term_and_the_old_owners_term_no_longer_confirms() throws Exception {
         ShardOwnershipCoordinator a = join("a", new AtomicInteger());
-        Await.until(WAIT, () -> owned(a).size() == SHARDS, "the only member owns every shard");
+        await("the only member owns every shard").atMost(WAIT).until(() -> owned(a).size() == SHARDS);
         String termOfA = a.ownershipTerm(0);
         assertThat(termOfA).isNotNull();
         assertThat(a.confirmTerm(0, termOfA)).isTrue();
 
         ShardOwnershipCoordinator b = join("b", new AtomicInteger());
         a.close();
-        Await.until(WAIT, () -> b.owns(0), "the second member took shard 0");
+        await("the second member took shard 0").atMost(WAIT).until(() -> b.owns(0));
 
         assertThat(b.ownershipTerm(0)).isNotNull().isNotEqualTo(termOfA);
         assertThat(b.confirmTerm(0, b.ownershipTerm(0))).isTrue();

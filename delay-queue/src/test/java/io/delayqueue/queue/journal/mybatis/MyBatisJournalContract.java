@@ -2,6 +2,7 @@ package io.delayqueue.queue.journal.mybatis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
@@ -12,7 +13,6 @@ import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
-import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.TestIds;
@@ -102,7 +102,7 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void concurrentSyncPushesShareCommitsInsteadOfOneCommitEach() throws Exception {
+    void concurrent_sync_pushes_share_commits_instead_of_one_commit_each() throws Exception {
         int pushers = 200;
         // Make the first commits slow (their connections wait at the gate) so that the other pushers queue up
         // behind them, as they do behind any real commit: they must share the next commits, not get one each.
@@ -126,12 +126,11 @@ abstract class MyBatisJournalContract {
             threads.add(t);
             t.start();
         }
-        Await.until(
-                WAIT,
+        await("every pusher waits for its commit while the first commits are held")
+                .atMost(WAIT)
                 // (one writer may have drained the queue before the other woke: then only one is held)
-                () -> db.gate().waiting() >= 1
-                        && threads.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING),
-                "every pusher waits for its commit while the first commits are held");
+                .until(() -> db.gate().waiting() >= 1
+                        && threads.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING));
         assertThat(journal.commits()).as("commits while the gate is held").isZero();
         assertThat(answers).as("pushes answered before any commit").isEmpty();
 
@@ -151,7 +150,7 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void concurrentSyncPushesReleasedTogetherCommitFarFewerTimesThanThereArePushes() throws Exception {
+    void concurrent_sync_pushes_released_together_commit_far_fewer_times_than_there_are_pushes() throws Exception {
         int pushers = 200;
         CyclicBarrier start = new CyclicBarrier(pushers);
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
@@ -182,7 +181,7 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void aFinishedOrDeletedJobStaysSoWhateverTransitionArrivesAfterIt() {
+    void a_finished_or_deleted_job_stays_so_whatever_transition_arrives_after_it() {
         String finished = newId();
         String deleted = newId();
         journal.recordCreated(List.of(job(finished, T0 + 1000), job(deleted, T0 + 1000)));
@@ -236,7 +235,7 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void attemptsAndDueTimeFollowTheTransitionsEvenWhenSeveralShareOneCommit() {
+    void attempts_and_due_time_follow_the_transitions_even_when_several_share_one_commit() {
         String id = newId();
         journal.recordCreated(List.of(job(id, T0 + 1000)));
         // two expired reservations in one commit count two attempts
@@ -262,7 +261,7 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void historyListsEveryTransitionOldestFirstWithHostWorkerAndDetail() {
+    void history_lists_every_transition_oldest_first_with_host_worker_and_detail() {
         String id = newId();
         journal.recordCreated(List.of(job(id, T0 + 1000)));
         List<Transition> steps = List.of(
@@ -305,7 +304,7 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void pagesWalkTheJobsOfAStatusInDueOrderWithoutRepeatsOrGaps() {
+    void pages_walk_the_jobs_of_a_status_in_due_order_without_repeats_or_gaps() {
         Random random = new Random(42);
         int jobs = 1234;
         long before = T0 + 500;
@@ -370,7 +369,7 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void aDuplicateIdIsReportedAsExistingAndTheFirstRowIsKept() {
+    void a_duplicate_id_is_reported_as_existing_and_the_first_row_is_kept() {
         String id = newId();
         String other = newId();
         assertThat(journal.recordCreated(List.of(job(id, T0 + 1000)))).isEmpty();
@@ -388,8 +387,9 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void aClientIdThatAnotherWriterCommitsAroundTheGroupIsReportedAsExistingAndTheGroupIsWrittenOnce()
-            throws Exception {
+    void
+            a_client_id_that_another_writer_commits_around_the_group_is_reported_as_existing_and_the_group_is_written_once()
+                    throws Exception {
         String id = newId();
         String other = newId();
         try (Connection rival = db.connection()) {
@@ -421,7 +421,7 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void deadlocksLockWaitsAndDuplicateKeysAreTransientAndOtherFailuresAreNot() {
+    void deadlocks_lock_waits_and_duplicate_keys_are_transient_and_other_failures_are_not() {
         assertThat(MyBatisJournal.isTransient(new RuntimeException(
                         "commit", new SQLTransactionRollbackException("Deadlock found", "40001", 1213))))
                 .isTrue();
@@ -436,7 +436,7 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void idsThatDifferOnlyInLetterCaseAreTwoJobs() {
+    void ids_that_differ_only_in_letter_case_are_two_jobs() {
         // client ids are case-sensitive in Redis; a case-insensitive column would merge them
         Job lower = job("order-1", T0 + 1000);
         Job upper = new Job(
@@ -455,7 +455,8 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void whileTheDatabaseRefusesConnectionsSyncWritesFailAsUnavailableAndLaggedOnesArriveWhenItIsBack() {
+    void
+            while_the_database_refuses_connections_sync_writes_fail_as_unavailable_and_lagged_ones_arrive_when_it_is_back() {
         String before = newId();
         journal.recordCreated(List.of(job(before, T0 + 1000)));
 
@@ -471,11 +472,12 @@ abstract class MyBatisJournalContract {
         int refusedSoFar = db.gate().refused();
         journal.recordTransitions(
                 List.of(Transition.of(before, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 1000, null)));
-        Await.until(
-                WAIT, () -> db.gate().refused() >= refusedSoFar + 2, "the writer tried the lagged transition again");
+        await("the writer tried the lagged transition again")
+                .atMost(WAIT)
+                .until(() -> db.gate().refused() >= refusedSoFar + 2);
 
         db.gate().open();
-        Await.until(WAIT, () -> statusOf(before) == JobStatus.READY, "the lagged READY reached the database");
+        await("the lagged READY reached the database").atMost(WAIT).until(() -> statusOf(before) == JobStatus.READY);
         assertThat(journal.find(refused)).as("the refused push").isEmpty();
         // and sync writes work again by themselves
         String after = newId();
@@ -484,14 +486,16 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
-    void closingTheJournalWritesTheTransitionsStillWaiting() {
+    void closing_the_journal_writes_the_transitions_still_waiting() {
         String id = newId();
         journal.recordCreated(List.of(job(id, T0 + 1000)));
         db.gate().hold();
         journal.recordTransitions(IntStream.range(0, 3)
                 .mapToObj(i -> Transition.of(id, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + i, null))
                 .toList());
-        Await.until(WAIT, () -> db.gate().waiting() == 1, "the writer waits for a connection");
+        await("the writer waits for a connection")
+                .atMost(WAIT)
+                .until(() -> db.gate().waiting() == 1);
         journal.recordTransitions(
                 List.of(Transition.of(id, JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, T0 + 5, null)));
         Thread closer = new Thread(journal::close);
@@ -532,7 +536,9 @@ abstract class MyBatisJournalContract {
         db.gate().hold();
         String first = newId();
         Journal.PendingCreate holding = journal.startCreated(List.of(job(first, T0 + 1000)));
-        Await.until(WAIT, () -> db.gate().waiting() >= 1, "a writer waits for a connection");
+        await("a writer waits for a connection")
+                .atMost(WAIT)
+                .until(() -> db.gate().waiting() >= 1);
         List<String> good = new ArrayList<>();
         List<Journal.PendingCreate> goodPending = new ArrayList<>();
         List<Journal.PendingCreate> poisonPending = new ArrayList<>();
@@ -572,7 +578,7 @@ abstract class MyBatisJournalContract {
         }
         assertThat(count("SELECT COUNT(*) FROM delay_queue_job_log WHERE event = 'CREATED'"))
                 .isEqualTo(good.size() + 1);
-        Await.until(WAIT, () -> journal.queuedRows() == 0, "the backlog is empty");
+        await("the backlog is empty").atMost(WAIT).until(() -> journal.queuedRows() == 0);
     }
 
     @Test
@@ -585,7 +591,9 @@ abstract class MyBatisJournalContract {
             taken.add(id);
             takenPending.add(journal.startCreated(List.of(job(id, T0 + 1000))));
             int writers = i + 1;
-            Await.until(WAIT, () -> db.gate().waiting() == writers, "a writer takes the create and waits");
+            await("a writer takes the create and waits")
+                    .atMost(WAIT)
+                    .until(() -> db.gate().waiting() == writers);
         }
         String queued = newId();
         Journal.PendingCreate queuedPending = journal.startCreated(List.of(job(queued, T0 + 1000)));
@@ -602,9 +610,10 @@ abstract class MyBatisJournalContract {
                 .hasMessageContaining("not written");
         db.gate().open();
         for (String id : taken) {
-            Await.until(WAIT, () -> journal.find(id).isPresent(), "the commit under way lands");
+            await("the commit under way lands").atMost(WAIT).until(() -> journal.find(id)
+                    .isPresent());
         }
-        Await.until(WAIT, () -> journal.queuedRows() == 0, "the backlog is empty");
+        await("the backlog is empty").atMost(WAIT).until(() -> journal.queuedRows() == 0);
         assertThat(journal.find(queued)).as("the create given up while queued").isEmpty();
     }
 
@@ -628,7 +637,9 @@ abstract class MyBatisJournalContract {
         db.gate().hold();
         journal.recordTransitions(
                 List.of(Transition.of(id, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 1000, null)));
-        Await.until(WAIT, () -> db.gate().waiting() == 1, "the writer holds the READY and waits for a connection");
+        await("the writer holds the READY and waits for a connection")
+                .atMost(WAIT)
+                .until(() -> db.gate().waiting() == 1);
         clock.advance(1_500);
         journal.recordTransitions(
                 List.of(Transition.of(id, JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, T0 + 2500, null)));
@@ -639,7 +650,7 @@ abstract class MyBatisJournalContract {
         assertThat(journal.queuedRows()).isEqualTo(4);
 
         db.gate().open();
-        Await.until(WAIT, () -> journal.queuedRows() == 0 && journal.lagMillis() == 0, "both are committed");
+        await("both are committed").atMost(WAIT).until(() -> journal.queuedRows() == 0 && journal.lagMillis() == 0);
         assertThat(commits.stream().mapToLong(c -> c[1]).sum())
                 .as("rows told: the job, its CREATED, READY and RESERVED log rows")
                 .isEqualTo(4);
@@ -665,10 +676,9 @@ abstract class MyBatisJournalContract {
             }
         });
         producer.start();
-        Await.until(
-                WAIT,
-                () -> producer.getState() == Thread.State.TIMED_WAITING && recorded.get() < transitions,
-                "the producer waits for room");
+        await("the producer waits for room")
+                .atMost(WAIT)
+                .until(() -> producer.getState() == Thread.State.TIMED_WAITING && recorded.get() < transitions);
         assertThat(journal.queuedRows())
                 .as("rows held while the database is away")
                 .isLessThanOrEqualTo(capacity);
@@ -679,7 +689,7 @@ abstract class MyBatisJournalContract {
         db.gate().open();
         producer.join(WAIT.toMillis());
         assertThat(producer.isAlive()).as("producer still blocked").isFalse();
-        Await.until(WAIT, () -> journal.queuedRows() == 0, "every row is written");
+        await("every row is written").atMost(WAIT).until(() -> journal.queuedRows() == 0);
         assertThat(count("SELECT COUNT(*) FROM delay_queue_job_log WHERE event = 'TTR_EXPIRED'"))
                 .isEqualTo(transitions);
         assertThat(db.queryString("SELECT attempts FROM delay_queue_job WHERE id = '" + id + "'"))
@@ -728,13 +738,13 @@ abstract class MyBatisJournalContract {
         db.gate().hold(); // the next transitions share one commit, which fails unexpectedly
         journal.recordTransitions(
                 List.of(Transition.of(id, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 1, null)));
-        Await.until(WAIT, () -> journal.queuedRows() == 2, "the transition is queued");
+        await("the transition is queued").atMost(WAIT).until(() -> journal.queuedRows() == 2);
         failuresLeft.set(1);
         journal.recordTransitions(
                 List.of(Transition.of(id, JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, T0 + 2, null)));
         db.gate().open();
-        Await.until(WAIT, thrown::get, "the writer met the error");
-        Await.until(WAIT, () -> journal.queuedRows() == 0, "every row is written and counted once");
+        await("the writer met the error").atMost(WAIT).until(thrown::get);
+        await("every row is written and counted once").atMost(WAIT).until(() -> journal.queuedRows() == 0);
         assertThat(statusOf(id)).isEqualTo(JobStatus.RESERVED);
         assertThat(count("SELECT COUNT(*) FROM delay_queue_job_log WHERE job_id = '" + id + "'"))
                 .isEqualTo(3);

@@ -16,7 +16,7 @@ class PoolValuesTest {
     }
 
     @Test
-    void aJobWithoutExtrasIsItsSixScriptFieldsItsCreationPriorityAndItsBodyAsItIs() {
+    void a_job_without_extras_is_its_six_script_fields_its_creation_priority_and_its_body_as_it_is() {
         Job job = job(null, null, null, "close order 42");
         String value = PoolValues.encode(job);
 
@@ -27,7 +27,7 @@ class PoolValuesTest {
     }
 
     @Test
-    void extrasAndBodiesWithBarsBracesQuotesAndNonAsciiSurviveTheRoundTrip() {
+    void extras_and_bodies_with_bars_braces_quotes_and_non_ascii_survive_the_round_trip() {
         Job job = job("tag|1", "biz \"7\" [x]", "https://example.com/cb?a=1|2", "{\"a\":\"b|c\"}|ünïcødé|");
         assertThat(PoolValues.decode("7-abc", PoolValues.encode(job))).isEqualTo(job);
 
@@ -36,7 +36,7 @@ class PoolValuesTest {
     }
 
     @Test
-    void aValueWrittenByAnEarlierVersionWithTheJobAsJsonIsStillRead() {
+    void a_value_written_by_an_earlier_version_with_the_job_as_json_is_still_read() {
         Job job = job("tag", "biz", null, "body|with|bars");
         String legacy = "RESERVED|2|" + (T0 + 90_000) + "|30000|10|orders.eu|" + JsonCodec.write(job);
 

@@ -1,0 +1,53 @@
+package io.delayqueue.queue.testing;
+
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobCursor;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.JournalEntry;
+import io.delayqueue.queue.journal.Transition;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A journal that keeps nothing and finds nothing; a test extends it, says its {@link #mode()} and overrides
+ * the calls it records or scripts.
+ */
+public abstract class EmptyJournal implements Journal {
+    @Override
+    public Set<String> recordCreated(List<Job> jobs) {
+        return Set.of();
+    }
+
+    @Override
+    public void recordTransitions(List<Transition> transitions) {}
+
+    @Override
+    public void recordTransitionsDurably(List<Transition> transitions) {}
+
+    @Override
+    public Optional<Job> find(String id) {
+        return Optional.empty();
+    }
+
+    @Override
+    public List<JournalEntry> history(String id) {
+        return List.of();
+    }
+
+    @Override
+    public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
+        return List.of();
+    }
+
+    @Override
+    public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+        return List.of();
+    }
+
+    @Override
+    public long countDelayedDueAfter(long dueAfter) {
+        return 0;
+    }
+}
