@@ -1,13 +1,13 @@
 package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.store.JobStore;
-import io.delayqueue.queue.testing.Await;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
@@ -97,14 +97,13 @@ class AcknowledgementFlushTest {
         assertThat(failuresLeft.get()).as("the write of shard 0 failed once").isLessThan(1);
 
         // the clock stands still: no reservation expires, so only the kept acknowledgements can finish the jobs
-        Await.until(
-                Duration.ofSeconds(5),
-                () -> {
+        await("both delivered jobs FINISHED in Redis")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> {
                     pipeline.flushNow();
                     return reserved.stream()
                             .allMatch(j -> store.find(j.id()).orElseThrow().status() == JobStatus.FINISHED);
-                },
-                "both delivered jobs FINISHED in Redis");
+                });
         assertThat(dispatcher.ids())
                 .containsExactlyInAnyOrderElementsOf(
                         reserved.stream().map(Job::id).toList());
