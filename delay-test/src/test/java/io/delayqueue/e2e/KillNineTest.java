@@ -63,7 +63,8 @@ class KillNineTest {
     }
 
     @Test
-    void every_job_is_delivered_after_the_service_is_killed_with_kill_9_mid_flight_and_started_again() throws Exception {
+    void every_job_is_delivered_after_the_service_is_killed_with_kill_9_mid_flight_and_started_again()
+            throws Exception {
         Map<String, Integer> printed = ServiceProcess.newCounts();
         List<String> ids = new ArrayList<>();
         int deliveredBeforeKill;
