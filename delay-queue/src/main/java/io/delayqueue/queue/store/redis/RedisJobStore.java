@@ -28,6 +28,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiFunction;
+import java.util.function.IntFunction;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -139,33 +142,60 @@ public final class RedisJobStore implements JobStore {
 
     @Override
     public List<Boolean> push(List<Job> jobs) {
+        return perShard(
+                jobs,
+                push,
+                (shard, shardJobs) -> {
+                    List<String> k = new ArrayList<>(shardKeys(shard));
+                    k.add(keys.topics(shard));
+                    for (Job job : shardJobs) {
+                        if (job.status() == JobStatus.DEAD && !k.contains(keys.dead(shard, job.topic()))) {
+                            k.add(keys.dead(shard, job.topic()));
+                        }
+                    }
+                    return k;
+                },
+                r -> r == 1L,
+                "Redis did not take {} pushed jobs of one shard: {}",
+                Boolean[]::new);
+    }
+
+    /**
+     * Runs {@code script} once per shard of {@code jobs}, all shards in one pipeline (one round trip, not one per
+     * shard), with the (id, pool value, due) triples of the shard's jobs, and reads back one number per job.
+     * Results are in the order of {@code jobs}; a shard whose call failed leaves its jobs {@code null} (the others
+     * are kept), and when every shard failed, the failure is thrown.
+     */
+    private <T> List<T> perShard(
+            List<Job> jobs,
+            LuaScript script,
+            BiFunction<Integer, List<Job>, List<String>> keysOf,
+            LongFunction<T> result,
+            String failedShardLog,
+            IntFunction<T[]> newArray) {
         Map<Integer, List<Integer>> byShard = new TreeMap<>();
         for (int i = 0; i < jobs.size(); i++) {
             byShard.computeIfAbsent(shardOf(jobs.get(i).id()), s -> new ArrayList<>())
                     .add(i);
         }
-        // one pipeline for every shard of the round: one round trip, not one per shard
         List<LuaScript.Call> calls = new ArrayList<>(byShard.size());
         for (var entry : byShard.entrySet()) {
             int shard = entry.getKey();
-            List<String> k = new ArrayList<>(shardKeys(shard));
-            k.add(keys.topics(shard));
             Set<String> met = topicsMet(shard);
+            List<Job> shardJobs = new ArrayList<>(entry.getValue().size());
             List<String> args = new ArrayList<>(entry.getValue().size() * 3);
             for (int i : entry.getValue()) {
                 Job job = jobs.get(i);
+                shardJobs.add(job);
                 met.add(job.topic());
-                if (job.status() == JobStatus.DEAD && !k.contains(keys.dead(shard, job.topic()))) {
-                    k.add(keys.dead(shard, job.topic()));
-                }
                 args.add(job.id());
                 args.add(PoolValues.encode(job));
                 args.add(Long.toString(job.executeAt()));
             }
-            calls.add(new LuaScript.Call(k, args));
+            calls.add(new LuaScript.Call(keysOf.apply(shard, shardJobs), args));
         }
-        List<Object> replies = call(() -> push.runAll(redis, calls));
-        Boolean[] created = new Boolean[jobs.size()];
+        List<Object> replies = call(() -> script.runAll(redis, calls));
+        T[] out = newArray.apply(jobs.size());
         int c = 0;
         JedisException failure = null;
         int failedShards = 0;
@@ -174,12 +204,12 @@ public final class RedisJobStore implements JobStore {
             if (reply instanceof JedisException failed) { // this shard's call failed: its jobs stay null
                 failure = failed;
                 failedShards++;
-                log.warn("Redis did not take {} pushed jobs of one shard: {}", positions.size(), failed.toString());
+                log.warn(failedShardLog, positions.size(), failed.toString());
                 continue;
             }
             List<?> results = (List<?>) reply;
             for (int k = 0; k < results.size(); k++) {
-                created[positions.get(k)] = ((Long) results.get(k)) == 1L;
+                out[positions.get(k)] = result.apply((Long) results.get(k));
             }
         }
         if (failedShards == byShard.size() && failure != null) {
@@ -188,7 +218,7 @@ public final class RedisJobStore implements JobStore {
                 throw everyShard;
             });
         }
-        return Collections.unmodifiableList(Arrays.asList(created));
+        return Collections.unmodifiableList(Arrays.asList(out));
     }
 
     @Override
@@ -547,55 +577,18 @@ public final class RedisJobStore implements JobStore {
 
     @Override
     public List<Admission> admit(List<Job> jobs) {
-        Map<Integer, List<Integer>> byShard = new TreeMap<>();
-        for (int i = 0; i < jobs.size(); i++) {
-            byShard.computeIfAbsent(shardOf(jobs.get(i).id()), s -> new ArrayList<>())
-                    .add(i);
-        }
-        List<LuaScript.Call> calls = new ArrayList<>(byShard.size());
-        for (var entry : byShard.entrySet()) {
-            int shard = entry.getKey();
-            Set<String> met = topicsMet(shard);
-            List<String> args = new ArrayList<>(entry.getValue().size() * 3);
-            for (int i : entry.getValue()) {
-                Job job = jobs.get(i);
-                met.add(job.topic());
-                args.add(job.id());
-                args.add(PoolValues.encode(job));
-                args.add(Long.toString(job.executeAt()));
-            }
-            List<String> k = new ArrayList<>(shardKeys(shard));
-            k.add(keys.tier(shard));
-            k.add(keys.topics(shard));
-            calls.add(new LuaScript.Call(k, args));
-        }
-        List<Object> replies = call(() -> tierAdmit.runAll(redis, calls));
-        Admission[] admitted = new Admission[jobs.size()];
-        int c = 0;
-        JedisException failure = null;
-        int failedShards = 0;
-        for (List<Integer> positions : byShard.values()) {
-            Object reply = replies.get(c++);
-            if (reply instanceof JedisException failed) {
-                failure = failed;
-                failedShards++;
-                log.warn("Redis did not admit {} far jobs of one shard: {}", positions.size(), failed.toString());
-                continue;
-            }
-            List<?> results = (List<?>) reply;
-            for (int k = 0; k < results.size(); k++) {
-                long r = (Long) results.get(k);
-                admitted[positions.get(k)] =
-                        r == 1 ? Admission.ADMITTED : r == 0 ? Admission.PRESENT : Admission.LEFT_TO_LOADER;
-            }
-        }
-        if (failedShards == byShard.size() && failure != null) {
-            JedisException everyShard = failure;
-            return call(() -> {
-                throw everyShard;
-            });
-        }
-        return Collections.unmodifiableList(Arrays.asList(admitted));
+        return perShard(
+                jobs,
+                tierAdmit,
+                (shard, shardJobs) -> {
+                    List<String> k = new ArrayList<>(shardKeys(shard));
+                    k.add(keys.tier(shard));
+                    k.add(keys.topics(shard));
+                    return k;
+                },
+                r -> r == 1 ? Admission.ADMITTED : r == 0 ? Admission.PRESENT : Admission.LEFT_TO_LOADER,
+                "Redis did not admit {} far jobs of one shard: {}",
+                Admission[]::new);
     }
 
     @Override
