@@ -1,5 +1,7 @@
 package io.delayqueue.bench;
 
+import static org.awaitility.Awaitility.await;
+
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.config.DelayProperties;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
@@ -65,13 +67,11 @@ public final class JournalDiskCost {
                 if (handOvers.await(jobs, Duration.ofMinutes(10)) < 0) {
                     throw new IllegalStateException(handOvers.count() + " of " + jobs + " handed over");
                 }
-                long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-                while (count(db, "SELECT COUNT(*) FROM delay_queue_job WHERE status = 'FINISHED'") < jobs) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("not every job is FINISHED in the journal");
-                    }
-                    Thread.sleep(200);
-                }
+                await("every job FINISHED in the journal")
+                        .atMost(Duration.ofMinutes(2))
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() ->
+                                count(db, "SELECT COUNT(*) FROM delay_queue_job WHERE status = 'FINISHED'") >= jobs);
             } finally {
                 journal.close();
                 for (String key : redis.keys("{" + prefix + ":*")) {
