@@ -135,12 +135,27 @@ final class InProcessTarget implements BenchTarget {
 
     @Override
     public RunResult memory(int jobs) throws Exception {
+        return pendingMemory(
+                jobs,
+                false,
+                Duration.ofDays(30),
+                Duration.ofDays(300),
+                "off (loaded with pushBatch; the journal does not change what Redis holds)");
+    }
+
+    /**
+     * Redis's growth with {@code jobs} pending jobs pushed in batches, due from {@code dueIn} on, spread over
+     * {@code spread}, measured once the engine is closed (its connections' buffers are not part of what a pending
+     * job costs).
+     */
+    private RunResult pendingMemory(int jobs, boolean journaled, Duration dueIn, Duration spread, String journal)
+            throws Exception {
         long before = benchRedis.usedMemory();
         String keys;
         long loadStart = System.nanoTime();
-        try (Queue q = new Queue(false, HandOvers.counting())) {
+        try (Queue q = new Queue(journaled, HandOvers.counting())) {
             keys = q.keysGlob();
-            long farAway = System.currentTimeMillis() + Duration.ofDays(30).toMillis();
+            long first = System.currentTimeMillis() + dueIn.toMillis();
             AtomicInteger left = new AtomicInteger(jobs);
             Parallel.run(options.batchThreads(), "bench-load", () -> {
                 List<PushRequest> batch = new ArrayList<>(options.batchSize());
@@ -151,16 +166,14 @@ final class InProcessTarget implements BenchTarget {
                     }
                     batch.clear();
                     for (int i = 0; i < taken; i++) {
-                        long dueAt = farAway
-                                + ThreadLocalRandom.current()
-                                        .nextLong(Duration.ofDays(300).toMillis());
+                        long dueAt = first + ThreadLocalRandom.current().nextLong(spread.toMillis());
                         batch.add(new PushRequest(null, TOPIC, null, null, body, null, dueAt, null, null, null, null));
                     }
                     q.engine.pushBatch(batch);
                 }
             });
             double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
-            q.closeEngine(); // its connections' buffers are not part of what a pending job costs
+            q.closeEngine();
             long after = benchRedis.usedMemory();
             long ofKeys = benchRedis.memoryOfKeys(keys);
             return RunResult.of("bytesPerJob", (double) (after - before) / jobs)
@@ -170,7 +183,7 @@ final class InProcessTarget implements BenchTarget {
                     .with("keys", benchRedis.keys(keys).size())
                     .with("jobs", jobs)
                     .with("loadSeconds", loadSeconds)
-                    .with("journal", "off (loaded with pushBatch; the journal does not change what Redis holds)");
+                    .with("journal", journal);
         }
     }
 
@@ -259,43 +272,8 @@ final class InProcessTarget implements BenchTarget {
 
     @Override
     public RunResult tierMemory(int jobs) throws Exception {
-        long before = benchRedis.usedMemory();
-        String keys;
-        long loadStart = System.nanoTime();
-        try (Queue q = new Queue(true, HandOvers.counting())) {
-            keys = q.keysGlob();
-            long inSevenDays = System.currentTimeMillis() + Duration.ofDays(7).toMillis();
-            AtomicInteger left = new AtomicInteger(jobs);
-            Parallel.run(options.batchThreads(), "bench-load", () -> {
-                List<PushRequest> batch = new ArrayList<>(options.batchSize());
-                while (true) {
-                    int taken = take(left, options.batchSize());
-                    if (taken == 0) {
-                        return;
-                    }
-                    batch.clear();
-                    for (int i = 0; i < taken; i++) {
-                        long dueAt = inSevenDays
-                                + ThreadLocalRandom.current()
-                                        .nextLong(Duration.ofHours(1).toMillis());
-                        batch.add(new PushRequest(null, TOPIC, null, null, body, null, dueAt, null, null, null, null));
-                    }
-                    q.engine.pushBatch(batch);
-                }
-            });
-            double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
-            q.closeEngine();
-            long after = benchRedis.usedMemory();
-            long ofKeys = benchRedis.memoryOfKeys(keys);
-            return RunResult.of("bytesPerJob", (double) (after - before) / jobs)
-                    .with("usedMemoryBefore", before)
-                    .with("usedMemoryAfter", after)
-                    .with("memoryUsageOfKeysPerJob", (double) ofKeys / jobs)
-                    .with("keys", benchRedis.keys(keys).size())
-                    .with("jobs", jobs)
-                    .with("loadSeconds", loadSeconds)
-                    .with("journal", "sync, tiers on (default 1 h horizon)");
-        }
+        return pendingMemory(
+                jobs, true, Duration.ofDays(7), Duration.ofHours(1), "sync, tiers on (default 1 h horizon)");
     }
 
     @Override
