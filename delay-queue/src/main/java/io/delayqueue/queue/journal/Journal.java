@@ -19,43 +19,7 @@ import java.util.Set;
 public interface Journal extends AutoCloseable {
 
     /** No journal ({@code delay.journal.mode=off}): nothing survives the loss of Redis. */
-    Journal NONE = new Journal() {
-        @Override
-        public Set<String> recordCreated(List<Job> jobs) {
-            return Set.of();
-        }
-
-        @Override
-        public void recordTransitions(List<Transition> transitions) {}
-
-        @Override
-        public void recordTransitionsDurably(List<Transition> transitions) {}
-
-        @Override
-        public Optional<Job> find(String id) {
-            return Optional.empty();
-        }
-
-        @Override
-        public List<JournalEntry> history(String id) {
-            return List.of();
-        }
-
-        @Override
-        public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
-            return List.of();
-        }
-
-        @Override
-        public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
-            return List.of();
-        }
-
-        @Override
-        public long countDelayedDueAfter(long dueAfter) {
-            return 0;
-        }
-
+    Journal NONE = new EmptyJournal() {
         @Override
         public JournalMode mode() {
             return JournalMode.OFF;

@@ -3,9 +3,9 @@ package io.delayqueue.queue.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.journal.EmptyJournal;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.PurgedRows;
-import io.delayqueue.queue.testing.EmptyJournal;
 import io.delayqueue.queue.testing.ManualClock;
 import java.time.Duration;
 import java.util.ArrayDeque;

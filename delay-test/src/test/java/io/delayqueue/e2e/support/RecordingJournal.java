@@ -1,9 +1,9 @@
 package io.delayqueue.e2e.support;
 
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.EmptyJournal;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
-import io.delayqueue.queue.testing.EmptyJournal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

@@ -1,18 +1,14 @@
-package io.delayqueue.queue.testing;
+package io.delayqueue.queue.journal;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
-import io.delayqueue.queue.journal.JobCursor;
-import io.delayqueue.queue.journal.Journal;
-import io.delayqueue.queue.journal.JournalEntry;
-import io.delayqueue.queue.journal.Transition;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * A journal that keeps nothing and finds nothing; a test extends it, says its {@link #mode()} and overrides
- * the calls it records or scripts.
+ * A journal that keeps nothing and finds nothing: {@link Journal#NONE} is one (mode {@code off}); a test extends
+ * it, says its {@link #mode()} and overrides the calls it records or scripts.
  */
 public abstract class EmptyJournal implements Journal {
     @Override
