@@ -82,7 +82,7 @@ public class DelayQueueConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public UnifiedJedis redisClient(DelayProperties properties, ObjectProvider<EmbeddedRedis> embedded) {
-        DelayProperties.Redis redis = properties.getRedis();
+        var redis = properties.getRedis();
         if (RedisDeployments.configured(redis)) {
             return RedisDeployments.create(redis);
         }
@@ -135,7 +135,7 @@ public class DelayQueueConfiguration {
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization // Flyway first: the engine starts writing as soon as it exists
     public Journal journal(DelayProperties properties, ObjectProvider<SqlSessionFactory> sessions, Clock clock) {
-        DelayProperties.Journal j = properties.getJournal();
+        var j = properties.getJournal();
         if (j.getMode() == JournalMode.OFF) {
             return Journal.NONE;
         }

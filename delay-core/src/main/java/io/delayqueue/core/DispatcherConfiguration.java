@@ -30,10 +30,10 @@ public class DispatcherConfiguration {
     @ConditionalOnMissingBean(HttpCallbackDispatcher.class)
     public HttpCallbackDispatcher httpCallbackDispatcher(DelayProperties properties, EngineConfig config) {
         HttpCallbackSettings settings = properties.getHttp().toSettings();
-        boolean routed = HttpCallbackDispatcher.NAME.equals(config.defaultDispatcher())
-                || config.topicDispatchers().containsValue(HttpCallbackDispatcher.NAME);
+        boolean routed = HttpCallbackDispatcher.NAME.equals(config.dispatch().defaultDispatcher())
+                || config.dispatch().topics().containsValue(HttpCallbackDispatcher.NAME);
         if (routed) {
-            BlockingSendPool.maxQueueWait(config.dispatchTimeout(), settings.sendTimeout());
+            BlockingSendPool.maxQueueWait(config.dispatch().timeout(), settings.sendTimeout());
         }
         return new HttpCallbackDispatcher(settings);
     }
@@ -44,7 +44,7 @@ public class DispatcherConfiguration {
     public RocketMqDispatcher rocketMqDispatcher(DelayProperties properties, EngineConfig config) {
         RocketMqSettings settings = properties.getRocketmq().toSettings();
         return new RocketMqDispatcher(
-                settings, BlockingSendPool.maxQueueWait(config.dispatchTimeout(), settings.sendTimeout()));
+                settings, BlockingSendPool.maxQueueWait(config.dispatch().timeout(), settings.sendTimeout()));
     }
 
     @Bean(destroyMethod = "close")
@@ -53,6 +53,6 @@ public class DispatcherConfiguration {
     public ActiveMqDispatcher activeMqDispatcher(DelayProperties properties, EngineConfig config) {
         ActiveMqSettings settings = properties.getActivemq().toSettings();
         return new ActiveMqDispatcher(
-                settings, BlockingSendPool.maxQueueWait(config.dispatchTimeout(), settings.sendTimeout()));
+                settings, BlockingSendPool.maxQueueWait(config.dispatch().timeout(), settings.sendTimeout()));
     }
 }

@@ -103,7 +103,8 @@ public final class DelayQueueEngine implements AutoCloseable {
         this.wakeUps = wakeUps;
         this.journal = journal;
         this.clock = clock;
-        this.routes = new TopicRoutes(config.defaultDispatcher(), config.topicDispatchers());
+        this.routes = new TopicRoutes(
+                config.dispatch().defaultDispatcher(), config.dispatch().topics());
         Map<String, Dispatcher> byName = new HashMap<>();
         for (Dispatcher d : dispatchers) {
             if (byName.put(d.name(), d) != null) {
@@ -129,16 +130,16 @@ public final class DelayQueueEngine implements AutoCloseable {
         this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
         this.pullPath = new PullPath(config, store, journal, clock, pipeline);
         this.pullWaiters =
-                new PullWaiters(pullPath::tryReserve, config.pullRecheck().toMillis());
+                new PullWaiters(pullPath::tryReserve, config.pull().recheck().toMillis());
         JournalRestorer restorer =
-                new JournalRestorer(journal, store, clock, config.restorePageSize(), this::onScheduled);
+                new JournalRestorer(journal, store, clock, config.journal().pageSize(), this::onScheduled);
         JournalPurger purger = new JournalPurger(
                 journal,
                 coordinator,
                 clock,
-                config.journalRetention(),
-                config.purgeBatchSize(),
-                config.purgePause(),
+                config.journal().retention(),
+                config.journal().purgeBatchSize(),
+                config.journal().purgePause(),
                 Thread::sleep,
                 System::nanoTime,
                 new CurrentListener());
@@ -156,15 +157,15 @@ public final class DelayQueueEngine implements AutoCloseable {
                 () -> listener);
         // far jobs are journaled only: that needs a push answered once its row is committed (the admit after the
         // commit is what closes the race with the loader), so only the sync journal tiers
-        this.tierLoader = config.tierHorizon().isZero() || journal.mode() != JournalMode.SYNC
+        this.tierLoader = config.tier().horizon().isZero() || journal.mode() != JournalMode.SYNC
                 ? null
                 : new TierLoader(
                         journal,
                         store,
                         coordinator,
                         clock,
-                        config.tierHorizon().toMillis(),
-                        config.restorePageSize(),
+                        config.tier().horizon().toMillis(),
+                        config.journal().pageSize(),
                         config.shards(),
                         mover,
                         this::onScheduled);
@@ -176,8 +177,8 @@ public final class DelayQueueEngine implements AutoCloseable {
                 coordinator,
                 restorer,
                 clock,
-                config.reconcileGrace().toMillis(),
-                config.restorePageSize(),
+                config.journal().reconcileGrace().toMillis(),
+                config.journal().pageSize(),
                 config.shards(),
                 this::onScheduled,
                 new CurrentListener(),
@@ -262,12 +263,14 @@ public final class DelayQueueEngine implements AutoCloseable {
                 "delay-queue engine starting: {} shards, default dispatcher {}, routes {}, journal {} (final jobs"
                         + " kept {}), role {}; in flight at most {} in all, {} per dispatcher, {} per topic",
                 config.shards(),
-                config.defaultDispatcher(),
-                config.topicDispatchers(),
+                config.dispatch().defaultDispatcher(),
+                config.dispatch().topics(),
                 journal.mode(),
-                config.journalRetention().isZero() ? "forever" : config.journalRetention(),
+                config.journal().retention().isZero()
+                        ? "forever"
+                        : config.journal().retention(),
                 coordinator.role(),
-                config.maxInFlight(),
+                config.dispatch().maxInFlight(),
                 pipeline.lanes().perDispatcher(),
                 pipeline.lanes().perTopic());
         wakeUps.start(new RemoteWakeUps());
@@ -337,9 +340,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         if (requests == null || requests.isEmpty()) {
             throw new DelayQueueException.InvalidField("jobs", "must hold at least one job");
         }
-        if (requests.size() > config.maxBatchSize()) {
+        if (requests.size() > config.limits().maxBatchSize()) {
             throw new DelayQueueException.InvalidField(
-                    "jobs", "holds " + requests.size() + " jobs, over the limit of " + config.maxBatchSize());
+                    "jobs",
+                    "holds " + requests.size() + " jobs, over the limit of "
+                            + config.limits().maxBatchSize());
         }
         return timed(() -> {
             ensureOpen();
@@ -382,7 +387,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                     topic + " is not a pull topic (it is dispatched to '" + routes.dispatcherOf(topic)
                             + "'); set delay.dispatch.topics." + topic + "=pull");
         }
-        long max = config.maxPollTimeout().toMillis();
+        long max = config.pull().maxTimeout().toMillis();
         if (timeoutMs < 0 || timeoutMs > max) {
             throw new DelayQueueException.InvalidField("timeout", "must be between 0 and " + max + " ms");
         }
@@ -570,7 +575,7 @@ public final class DelayQueueEngine implements AutoCloseable {
         // leave those jobs alone until their reservations expire)
         coordinator.close();
         pullWaiters.close();
-        pipeline.close(config.shutdownWait());
+        pipeline.close(config.dispatch().shutdownWait());
         // after the sends: a retry or put-back they schedule wakes the shard's new owner
         wakeUps.close();
         log.info("delay-queue engine stopped");

@@ -107,7 +107,7 @@ final class Maintenance {
                 t.setDaemon(true);
                 return t;
             });
-            long every = config.reconcileInterval().toMillis();
+            long every = config.journal().reconcileInterval().toMillis();
             reconcileTimer.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
             if (purger.enabled()) {
                 purgeTimer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -115,7 +115,7 @@ final class Maintenance {
                     t.setDaemon(true);
                     return t;
                 });
-                long purgeEvery = config.purgeInterval().toMillis();
+                long purgeEvery = config.journal().purgeInterval().toMillis();
                 purgeTimer.scheduleWithFixedDelay(
                         () -> purgeJournalQuietly(running), purgeEvery, purgeEvery, TimeUnit.MILLISECONDS);
             }
@@ -330,7 +330,7 @@ final class Maintenance {
     long clearAll() {
         long now = clock.millis();
         long deleted = 0;
-        int limit = config.restorePageSize();
+        int limit = config.journal().pageSize();
         try {
             for (int s = 0; s < config.shards(); s++) {
                 int offset = 0;
