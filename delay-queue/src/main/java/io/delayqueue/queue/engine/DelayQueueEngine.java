@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * DeadLetters}, {@link Maintenance} (deletes, clearAll), {@link JournalRestorer} (restores), {@link
  * StatsCollector} (stats) and {@link JournalTimers} (the reconciler and journal retention). {@link EngineParts}
  * constructs them and starts and stops them in order. This class keeps the public API and its contracts, the
- * argument checks and the lifecycle's state.
+ * argument checks and the lifecycle's state. Thread-safe: the API is called on the callers' threads; the engine's
+ * own threads are those {@link EngineParts} starts.
  */
 public final class DelayQueueEngine implements AutoCloseable {
     private enum State {

@@ -270,9 +270,10 @@ final class EngineParts {
     }
 
     /**
-     * Stops scanning, hands the shards over, answers waiting consumers, waits (up to {@link
-     * EngineConfig#shutdownWait()}) for the sends in flight to be confirmed and writes their acknowledgements. Also
-     * closes what a latent engine holds (the pipeline, the consumers' waits).
+     * {@link DelayQueueEngine#close()} in its order: stops scanning and the timers, hands the shards over, answers
+     * waiting consumers, waits (up to {@link EngineConfig#shutdownWait()}) for the sends in flight to be confirmed and
+     * writes their acknowledgements, then closes the wake-up channel. Runs for a latent engine too (one that pushed
+     * or served consumers without being started).
      */
     void close() {
         mover.stopScanners();
