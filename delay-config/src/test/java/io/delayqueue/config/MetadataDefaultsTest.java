@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,6 +16,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
@@ -143,6 +147,94 @@ class MetadataDefaultsTest {
         }
         softly.assertAll();
         assertThat(compared).as("defaults compared").isGreaterThan(40);
+    }
+
+    /** The settings page: {@code | `delay.a.b` / `c` | `1s` / `2` | what |} rows, from the project root. */
+    private static final Path CONFIGURATION_PAGE = Path.of("..", "docs", "configuration.md");
+
+    private static final Pattern CODE = Pattern.compile("`([^`]*)`");
+
+    /**
+     * The page's names and defaults, pair by pair: a name cell is comma-separated groups of {@code / }-separated
+     * names, each after the first naming a sibling of the previous ({@code `delay.zk.retry.base-sleep` /
+     * `max-retries`}); the default cell gives one default per name of a group, in order. A default that is not
+     * in backticks ({@code unset}, {@code when Redis is embedded}) is prose and maps to {@code null}.
+     */
+    private static Map<String, String> documentedDefaults() throws IOException {
+        Map<String, String> documented = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(CONFIGURATION_PAGE)) {
+            String[] cells = line.split("\\s*\\|\\s*");
+            if (cells.length < 4 || !cells[1].startsWith("`delay.")) {
+                continue;
+            }
+            String[] defaults = cells[2].isEmpty() ? new String[0] : cells[2].split(" / ");
+            for (String group : cells[1].split(", ")) {
+                String[] names = group.split(" / ");
+                String previous = null;
+                for (int i = 0; i < names.length; i++) {
+                    Matcher code = CODE.matcher(names[i]);
+                    assertThat(code.matches())
+                            .as("a name in backticks: %s", line)
+                            .isTrue();
+                    String name = code.group(1);
+                    if (previous != null) {
+                        String parent = previous.substring(0, previous.lastIndexOf('.') + 1);
+                        name = parent + (name.startsWith(".") ? name.substring(1) : name);
+                    }
+                    previous = name;
+                    String shown = null;
+                    if (i < defaults.length) {
+                        Matcher value = CODE.matcher(defaults[i].trim());
+                        shown = value.matches() ? value.group(1) : null;
+                    }
+                    documented.put(name, shown);
+                }
+            }
+        }
+        return documented;
+    }
+
+    /** The page's text read as the type of {@code like}: durations and sizes as values, the rest as spelt. */
+    private static Object documentedValue(String shown, Object like) {
+        if (like instanceof List<?>) {
+            return Arrays.stream(shown.split(","))
+                    .map(DurationStyle::detectAndParse)
+                    .toList();
+        }
+        if (like instanceof Duration) {
+            return DurationStyle.detectAndParse(shown);
+        }
+        if (like instanceof DataSize) {
+            return DataSize.parse(shown);
+        }
+        return like instanceof String ? shown : String.valueOf(like).equals(shown) ? like : shown;
+    }
+
+    @Test
+    void the_configuration_page_lists_every_property_with_the_default_it_has() throws IOException {
+        Map<String, String> documented = documentedDefaults();
+        BeanWrapper fresh = new BeanWrapperImpl(new DelayProperties());
+        SoftAssertions softly = new SoftAssertions();
+        int compared = 0;
+        for (String name : metadata().keySet()) {
+            boolean listed = documented.containsKey(name)
+                    || documented.keySet().stream().anyMatch(d -> d.startsWith(name + ".<"));
+            softly.assertThat(listed)
+                    .as("%s is listed in %s", name, CONFIGURATION_PAGE)
+                    .isTrue();
+            String shown = documented.get(name);
+            Object value = documented.containsKey(name) ? freshValue(fresh, name) : null;
+            if (shown == null || hasNoDefault(value)) {
+                continue;
+            }
+            Object expected = normalised(value);
+            softly.assertThat(documentedValue(shown, expected))
+                    .as("%s: the default %s shows (actual) against the field's (expected)", name, CONFIGURATION_PAGE)
+                    .isEqualTo(expected);
+            compared++;
+        }
+        softly.assertAll();
+        assertThat(compared).as("documented defaults compared").isGreaterThan(40);
     }
 
     @Test
