@@ -30,8 +30,8 @@ import org.apache.ibatis.session.TransactionIsolationLevel;
  * {@link GroupCommitWriter}'s job; this class writes once per call.
  *
  * <p>Two persistence styles meet here, on purpose: the two inserts (most of a group's rows) are plain JDBC batches
- * ({@link RowInserts}), every other statement goes through {@link JournalMapper}. See {@link MyBatisJournal} for
- * why.
+ * ({@link RowInserts}) on the session's connection, every other statement goes through {@link JournalMapper}; all
+ * of them in the one transaction of the session. {@link MyBatisJournal} says why, with the measurement.
  *
  * <p>Threading: stateless but for the cached database product; called by the writer threads, each call on a
  * session (connection) of its own.
