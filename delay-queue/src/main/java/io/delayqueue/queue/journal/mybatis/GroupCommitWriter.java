@@ -210,10 +210,10 @@ final class GroupCommitWriter {
         }
         if (pending.isEmpty() || (backlog.closing() && failures >= FAILURES_TO_MAX_BACKOFF)) {
             log.warn("journal commit of {} entries failed: {}", batch.size(), failed.toString());
-            if (!pending.isEmpty()) {
-                throw new WriterGivesUp();
+            if (pending.isEmpty()) {
+                return; // only waiting callers, answered above: nothing to write again
             }
-            return;
+            throw new WriterGivesUp();
         }
         throw new LaggedUnwritten(batch.size(), failed);
     }
