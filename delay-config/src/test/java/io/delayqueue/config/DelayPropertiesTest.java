@@ -3,12 +3,18 @@ package io.delayqueue.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delayqueue.queue.dispatch.activemq.ActiveMqSettings;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
+import io.delayqueue.queue.engine.DispatchSettings;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.LimitSettings;
+import io.delayqueue.queue.engine.PullSettings;
+import io.delayqueue.queue.engine.RetrySettings;
+import io.delayqueue.queue.engine.ScannerSettings;
+import io.delayqueue.queue.engine.TierSettings;
+import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.JournalSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +26,6 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.util.unit.DataSize;
@@ -48,14 +53,12 @@ class DelayPropertiesTest {
 
     @Test
     void properties_with_no_settings_give_the_engine_defaults() {
-        assertThat(new DelayProperties().toEngineConfig())
-                .isEqualTo(EngineConfig.builder().build());
+        assertThat(new DelayProperties().toEngineConfig()).isEqualTo(EngineConfig.DEFAULTS);
     }
 
     @Test
     void binding_nothing_gives_the_engine_defaults() {
-        assertThat(bind(Map.of()).toEngineConfig())
-                .isEqualTo(EngineConfig.builder().build());
+        assertThat(bind(Map.of()).toEngineConfig()).isEqualTo(EngineConfig.DEFAULTS);
     }
 
     @Test
@@ -66,6 +69,7 @@ class DelayPropertiesTest {
                 Map.entry("delay.redis.prefix", "orders"),
                 Map.entry("delay.scanner.batch-size", "200"),
                 Map.entry("delay.scanner.max-sleep", "250ms"),
+                Map.entry("delay.scanner.lead", "5ms"),
                 Map.entry("delay.dispatch.default", "pull"),
                 Map.entry("delay.dispatch.topics.order", "console"),
                 Map.entry("delay.dispatch.timeout", "5s"),
@@ -82,6 +86,15 @@ class DelayPropertiesTest {
                 Map.entry("delay.limits.max-body-size", "1KB"),
                 Map.entry("delay.limits.max-delay", "7d"),
                 Map.entry("delay.limits.max-batch-size", "50"),
+                Map.entry("delay.journal.mode", "async"),
+                Map.entry("delay.journal.lag", "300ms"),
+                Map.entry("delay.journal.max-rows-per-commit", "500"),
+                Map.entry("delay.journal.commit-timeout", "4s"),
+                Map.entry("delay.journal.queue-capacity", "2000"),
+                Map.entry("delay.journal.create-writers", "3"),
+                Map.entry("delay.journal.reconcile-interval", "7s"),
+                Map.entry("delay.journal.reconcile-grace", "40s"),
+                Map.entry("delay.journal.page-size", "200"),
                 Map.entry("delay.journal.retention", "30d"),
                 Map.entry("delay.journal.purge-batch-size", "100"),
                 Map.entry("delay.journal.purge-interval", "5m"),
@@ -91,38 +104,44 @@ class DelayPropertiesTest {
         EngineConfig c = p.toEngineConfig();
 
         assertThat(c)
-                .isEqualTo(EngineConfig.builder()
-                        .shards(16)
-                        .retention(Duration.ofMinutes(10))
-                        .redisPrefix("orders")
-                        .scanBatchSize(200)
-                        .maxScanSleep(Duration.ofMillis(250))
-                        .defaultDispatcher("pull")
-                        .topicDispatchers(Map.of("order", "console"))
-                        .dispatchTimeout(Duration.ofSeconds(5))
-                        .maxInFlight(400)
-                        .maxInFlightPerTopic(30)
-                        .shutdownWait(Duration.ofSeconds(3))
-                        .topicRetries(Map.of(
-                                "order",
-                                new EngineConfig.TopicRetry(
-                                        List.of(Duration.ofMillis(10), Duration.ofMillis(20)), null),
-                                "order.paid",
-                                new EngineConfig.TopicRetry(null, 3)))
-                        .defaultTtr(Duration.ofSeconds(45))
-                        .maxPollTimeout(Duration.ofSeconds(20))
-                        .pullRecheck(Duration.ofMillis(100))
-                        .defaultMaxAttempts(4)
-                        .retryBackoff(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMinutes(1)))
-                        .maxBodyBytes(1024)
-                        .maxDelay(Duration.ofDays(7))
-                        .maxBatchSize(50)
-                        .journalRetention(Duration.ofDays(30))
-                        .purgeBatchSize(100)
-                        .purgeInterval(Duration.ofMinutes(5))
-                        .purgePause(Duration.ofMillis(10))
-                        .tierHorizon(Duration.ofHours(2))
-                        .build());
+                .isEqualTo(new EngineConfig(
+                        16,
+                        "orders",
+                        Duration.ofMinutes(10),
+                        new ScannerSettings(200, Duration.ofMillis(250), Duration.ofMillis(5)),
+                        new PullSettings(Duration.ofSeconds(45), Duration.ofSeconds(20), Duration.ofMillis(100)),
+                        new LimitSettings(1024, Duration.ofDays(7), 50),
+                        new DispatchSettings(
+                                "pull",
+                                Map.of("order", "console"),
+                                Duration.ofSeconds(5),
+                                400,
+                                30,
+                                Duration.ofSeconds(3)),
+                        new RetrySettings(
+                                4,
+                                List.of(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMinutes(1)),
+                                Map.of(
+                                        "order",
+                                        new RetrySettings.TopicRetry(
+                                                List.of(Duration.ofMillis(10), Duration.ofMillis(20)), null),
+                                        "order.paid",
+                                        new RetrySettings.TopicRetry(null, 3))),
+                        new JournalSettings(
+                                JournalMode.ASYNC,
+                                Duration.ofMillis(300),
+                                500,
+                                Duration.ofSeconds(4),
+                                2000,
+                                3,
+                                Duration.ofSeconds(7),
+                                Duration.ofSeconds(40),
+                                200,
+                                Duration.ofDays(30),
+                                100,
+                                Duration.ofMinutes(5),
+                                Duration.ofMillis(10)),
+                        new TierSettings(Duration.ofHours(2))));
     }
 
     @Test
@@ -135,43 +154,12 @@ class DelayPropertiesTest {
                 .hasMessageContaining("delay.retention (PT2H)");
         assertThat(bind(Map.of("delay.retention", "2h", "delay.journal.retention", "0"))
                         .toEngineConfig()
-                        .journalRetention())
+                        .journal()
+                        .retention())
                 .isZero();
         assertThatThrownBy(() ->
                         bind(Map.of("delay.journal.purge-batch-size", "0")).toEngineConfig())
                 .hasMessageContaining("delay.journal.purge-batch-size");
-    }
-
-    /** The defaults an IDE shows (META-INF/additional-spring-configuration-metadata.json) are the engine's. */
-    @Test
-    void the_ide_metadata_shows_the_engines_journal_retention_defaults() throws Exception {
-        JsonNode metadata;
-        try (var in = DelayProperties.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
-            metadata = new ObjectMapper().readTree(in);
-        }
-        Map<String, JsonNode> defaults = new java.util.HashMap<>();
-        for (JsonNode property : metadata.path("properties")) {
-            defaults.put(property.path("name").asText(), property.path("defaultValue"));
-        }
-
-        assertThat(DurationStyle.detectAndParse(
-                        defaults.get("delay.journal.retention").asText()))
-                .isEqualTo(EngineConfig.DEFAULT_JOURNAL_RETENTION);
-        assertThat(defaults.get("delay.journal.purge-batch-size").asInt())
-                .isEqualTo(EngineConfig.DEFAULT_PURGE_BATCH_SIZE);
-        assertThat(DurationStyle.detectAndParse(
-                        defaults.get("delay.journal.purge-interval").asText()))
-                .isEqualTo(EngineConfig.DEFAULT_PURGE_INTERVAL);
-        assertThat(DurationStyle.detectAndParse(
-                        defaults.get("delay.journal.purge-pause").asText()))
-                .isEqualTo(EngineConfig.DEFAULT_PURGE_PAUSE);
-        for (JsonNode property : metadata.path("properties")) {
-            if (property.path("name").asText().equals("delay.journal.retention")) {
-                assertThat(property.path("description").asText())
-                        .as("the Javadoc still reaches the IDE")
-                        .contains("finished or deleted job");
-            }
-        }
     }
 
     @Test
@@ -191,14 +179,14 @@ class DelayPropertiesTest {
         EngineConfig c = p.toEngineConfig();
         assertThat(c.shards()).isEqualTo(4);
         assertThat(c.redisPrefix()).isEqualTo("envq");
-        assertThat(c.defaultDispatcher()).isEqualTo("pull");
-        assertThat(c.topicDispatchers()).isEqualTo(Map.of("order", "console"));
-        assertThat(c.retryBackoff()).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(30));
+        assertThat(c.dispatch().defaultDispatcher()).isEqualTo("pull");
+        assertThat(c.dispatch().topics()).isEqualTo(Map.of("order", "console"));
+        assertThat(c.retry().backoff()).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(30));
     }
 
     @Test
     void redis_connection_settings_have_sensible_defaults() {
-        DelayProperties.Redis redis = new DelayProperties().getRedis();
+        RedisProperties redis = new DelayProperties().getRedis();
 
         assertThat(redis.getUri()).as("unset: embedded Redis").isNull();
         assertThat(redis.getMaxConnections()).isPositive();
@@ -227,29 +215,30 @@ class DelayPropertiesTest {
     @Test
     void other_bad_values_are_rejected_naming_the_setting() {
         assertThatThrownBy(() -> with(p -> p.getScanner().setBatchSize(0)).toEngineConfig())
-                .hasMessageContaining("scan batch size");
+                .hasMessageContaining("delay.scanner.batch-size");
         assertThatThrownBy(() ->
                         with(p -> p.getScanner().setMaxSleep(Duration.ZERO)).toEngineConfig())
-                .hasMessageContaining("max scan sleep");
+                .hasMessageContaining("delay.scanner.max-sleep");
         assertThatThrownBy(() -> with(p -> p.getDispatch().setTimeout(Duration.ofSeconds(-1)))
                         .toEngineConfig())
-                .hasMessageContaining("dispatch timeout");
+                .hasMessageContaining("delay.dispatch.timeout");
         assertThatThrownBy(() -> with(p -> p.getDispatch().setMaxInFlight(10)).toEngineConfig())
-                .hasMessageContaining("max in-flight");
+                .hasMessageContaining(
+                        "delay.dispatch.max-in-flight (10) must be at least delay.scanner.batch-size (500)");
         assertThatThrownBy(() -> with(p -> p.getRetry().setBackoff(List.of())).toEngineConfig())
-                .hasMessageContaining("retry backoff");
+                .hasMessageContaining("delay.retry.backoff");
         assertThatThrownBy(() -> with(p -> p.getRetry().setMaxAttempts(0)).toEngineConfig())
-                .hasMessageContaining("max attempts");
+                .hasMessageContaining("delay.retry.max-attempts");
         assertThatThrownBy(() -> with(p -> p.getLimits().setMaxBodySize(DataSize.ofBytes(0)))
                         .toEngineConfig())
-                .hasMessageContaining("max body size");
+                .hasMessageContaining("delay.limits.max-body-size");
         assertThatThrownBy(() -> with(p -> p.getRedis().setPrefix(" ")).toEngineConfig())
-                .hasMessageContaining("redis prefix");
+                .hasMessageContaining("delay.redis.prefix");
         assertThatThrownBy(() -> with(p -> p.getDispatch().setDefault("")).toEngineConfig())
-                .hasMessageContaining("default dispatcher");
+                .hasMessageContaining("delay.dispatch.default");
         assertThatThrownBy(
                         () -> with(p -> p.setRetention(Duration.ofSeconds(-1))).toEngineConfig())
-                .hasMessageContaining("retention");
+                .hasMessageContaining("delay.retention");
     }
 
     @Test
@@ -304,16 +293,16 @@ class DelayPropertiesTest {
                 .hasMessageContaining("delay.activemq.destination-type");
         assertThatThrownBy(() ->
                         bind(Map.of("delay.retry.topics.t.max-attempts", "0")).toEngineConfig())
-                .hasMessageContaining("retry of topic t");
+                .hasMessageContaining("delay.retry.topics.t.max-attempts");
         assertThatThrownBy(() ->
                         with(p -> p.getDispatch().setMaxInFlightPerTopic(0)).toEngineConfig())
-                .hasMessageContaining("max in-flight per topic");
+                .hasMessageContaining("delay.dispatch.max-in-flight-per-topic");
     }
 
     @Test
     void huge_body_size_is_capped_instead_of_overflowing() {
         DelayProperties p = with(x -> x.getLimits().setMaxBodySize(DataSize.ofGigabytes(8)));
 
-        assertThat(p.toEngineConfig().maxBodyBytes()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(p.toEngineConfig().limits().maxBodyBytes()).isEqualTo(Integer.MAX_VALUE);
     }
 }

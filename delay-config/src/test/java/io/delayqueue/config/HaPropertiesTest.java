@@ -92,7 +92,7 @@ class HaPropertiesTest {
 
     @Test
     void an_unset_instance_id_is_generated_unique_and_free_of_slashes() {
-        DelayProperties.Ha ha = new DelayProperties.Ha();
+        HaProperties ha = new HaProperties();
 
         String one = ha.instanceIdOrGenerated();
         String two = ha.instanceIdOrGenerated();

@@ -198,7 +198,7 @@ public class JobController {
 
     /** A job body may need six bytes of JSON per byte ({@code \\u0000}); leave room for the other fields. */
     private int singleLimit() {
-        return (int) Math.min(Integer.MAX_VALUE - 1L, engine.config().maxBodyBytes() * 6L + 16 * 1024);
+        return (int) Math.min(Integer.MAX_VALUE - 1L, engine.config().limits().maxBodyBytes() * 6L + 16 * 1024);
     }
 
     private static boolean parseBoolean(String name, String value, boolean absent) {

@@ -3,7 +3,7 @@ package io.delayqueue.core;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.engine.DelayQueueEngine;
-import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.DispatchSettings;
 import io.delayqueue.queue.engine.EngineListener;
 import io.delayqueue.queue.engine.EngineStats;
 import io.delayqueue.queue.journal.Journal;
@@ -232,8 +232,8 @@ public final class DelayQueueMetrics
         List<MultiGauge.Row<?>> ready = new ArrayList<>();
         Map<String, Long> byLabel = new java.util.HashMap<>();
         // every configured pull topic, empty or not, so that a dashboard sees it at 0
-        engine.config().topicDispatchers().forEach((topic, dispatcher) -> {
-            if (dispatcher.equals(EngineConfig.PULL)) {
+        engine.config().dispatch().topics().forEach((topic, dispatcher) -> {
+            if (dispatcher.equals(DispatchSettings.PULL)) {
                 byLabel.merge(label(topic), 0L, Long::sum);
             }
         });

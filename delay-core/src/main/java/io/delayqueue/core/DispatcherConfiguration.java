@@ -9,10 +9,11 @@ import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqDispatcher;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
 import io.delayqueue.queue.engine.EngineConfig;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
  * The dispatchers beyond the console: {@code http} always (it costs one idle thread), {@code rocketmq}
@@ -22,18 +23,22 @@ import org.springframework.context.annotation.Configuration;
  *
  * <p>The engine depends on every dispatcher, so Spring closes it first: no job is handed to a dispatcher
  * that is closing.
+ *
+ * <p>An auto-configuration, like {@link DelayQueueConfiguration}: an application's own dispatcher of one of
+ * these types replaces the service's.
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration
+@EnableConfigurationProperties(DelayProperties.class)
 public class DispatcherConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(HttpCallbackDispatcher.class)
     public HttpCallbackDispatcher httpCallbackDispatcher(DelayProperties properties, EngineConfig config) {
         HttpCallbackSettings settings = properties.getHttp().toSettings();
-        boolean routed = HttpCallbackDispatcher.NAME.equals(config.defaultDispatcher())
-                || config.topicDispatchers().containsValue(HttpCallbackDispatcher.NAME);
+        boolean routed = HttpCallbackDispatcher.NAME.equals(config.dispatch().defaultDispatcher())
+                || config.dispatch().topics().containsValue(HttpCallbackDispatcher.NAME);
         if (routed) {
-            BlockingSendPool.maxQueueWait(config.dispatchTimeout(), settings.sendTimeout());
+            BlockingSendPool.maxQueueWait(config.dispatch().timeout(), settings.sendTimeout());
         }
         return new HttpCallbackDispatcher(settings);
     }
@@ -44,7 +49,7 @@ public class DispatcherConfiguration {
     public RocketMqDispatcher rocketMqDispatcher(DelayProperties properties, EngineConfig config) {
         RocketMqSettings settings = properties.getRocketmq().toSettings();
         return new RocketMqDispatcher(
-                settings, BlockingSendPool.maxQueueWait(config.dispatchTimeout(), settings.sendTimeout()));
+                settings, BlockingSendPool.maxQueueWait(config.dispatch().timeout(), settings.sendTimeout()));
     }
 
     @Bean(destroyMethod = "close")
@@ -53,6 +58,6 @@ public class DispatcherConfiguration {
     public ActiveMqDispatcher activeMqDispatcher(DelayProperties properties, EngineConfig config) {
         ActiveMqSettings settings = properties.getActivemq().toSettings();
         return new ActiveMqDispatcher(
-                settings, BlockingSendPool.maxQueueWait(config.dispatchTimeout(), settings.sendTimeout()));
+                settings, BlockingSendPool.maxQueueWait(config.dispatch().timeout(), settings.sendTimeout()));
     }
 }

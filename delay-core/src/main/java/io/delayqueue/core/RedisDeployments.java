@@ -1,6 +1,6 @@
 package io.delayqueue.core;
 
-import io.delayqueue.config.DelayProperties;
+import io.delayqueue.config.RedisProperties;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -23,13 +23,13 @@ final class RedisDeployments {
     private RedisDeployments() {}
 
     /** Whether {@code delay.redis} asks for Sentinel or Cluster rather than {@code delay.redis.uri}. */
-    static boolean configured(DelayProperties.Redis redis) {
+    static boolean configured(RedisProperties redis) {
         return redis.getSentinel().isConfigured() || redis.getCluster().isConfigured();
     }
 
-    static UnifiedJedis create(DelayProperties.Redis redis) {
-        DelayProperties.Sentinel sentinel = redis.getSentinel();
-        DelayProperties.Cluster cluster = redis.getCluster();
+    static UnifiedJedis create(RedisProperties redis) {
+        RedisProperties.Sentinel sentinel = redis.getSentinel();
+        RedisProperties.Cluster cluster = redis.getCluster();
         if (sentinel.isConfigured() && cluster.isConfigured()) {
             throw new IllegalArgumentException(
                     "set either delay.redis.sentinel.* or delay.redis.cluster.nodes, not both");
@@ -57,7 +57,7 @@ final class RedisDeployments {
                 nodes(cluster.getNodes(), "delay.redis.cluster.nodes"), dataNodes, cluster.getMaxAttempts(), pool);
     }
 
-    private static JedisClientConfig clientConfig(DelayProperties.Redis redis, String user, String password) {
+    private static JedisClientConfig clientConfig(RedisProperties redis, String user, String password) {
         int timeoutMs = (int) redis.getTimeout().toMillis();
         return DefaultJedisClientConfig.builder()
                 .user(blankToNull(user))

@@ -3,6 +3,7 @@ package io.delayqueue.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.delayqueue.bench.BenchTarget.Kind;
+import io.delayqueue.queue.journal.JournalSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -186,7 +187,7 @@ final class BenchReport {
                     + options.pushMeasure().toSeconds() + " s without a purge and "
                     + options.pushMeasure().toSeconds()
                     + " s while one pass of journal retention runs (`delay.journal.retention` 7d, the default batch"
-                    + " of " + io.delayqueue.queue.engine.EngineConfig.DEFAULT_PURGE_BATCH_SIZE + " jobs and pause);"
+                    + " of " + JournalSettings.DEFAULT_PURGE_BATCH_SIZE + " jobs and pause);"
                     + " the purge rate is the whole pass's, pushes ran during its first seconds. One run.");
         }
         memoryCrossCheck();

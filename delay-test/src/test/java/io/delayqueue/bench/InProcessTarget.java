@@ -6,6 +6,7 @@ import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.engine.PurgeReport;
+import io.delayqueue.queue.engine.TierSettings;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.store.redis.RedisJobStore;
@@ -190,7 +191,11 @@ final class InProcessTarget implements BenchTarget {
     @Override
     public RunResult purge(int rows, Duration warmUp, Duration measure) throws Exception {
         // the pass is run by hand; the engine's own timer must not start one meanwhile
-        try (Queue q = new Queue(true, HandOvers.counting(), b -> b.purgeInterval(Duration.ofDays(1)))) {
+        try (Queue q = new Queue(
+                true,
+                HandOvers.counting(),
+                c -> c.withJournal(
+                        j -> j.withRetention(j.retention(), j.purgeBatchSize(), Duration.ofDays(1), j.purgePause())))) {
             long insertStart = System.nanoTime();
             long updatedAt = System.currentTimeMillis() - Duration.ofDays(8).toMillis();
             database.insertFinishedJobs(rows, updatedAt, body);
@@ -250,7 +255,7 @@ final class InProcessTarget implements BenchTarget {
     @Override
     public RunResult tierLateness(int rate, Duration duration) throws Exception {
         HandOvers handOvers = HandOvers.recordingLateness();
-        try (Queue q = new Queue(true, handOvers, b -> b.tierHorizon(TIER_LATENESS_HORIZON))) {
+        try (Queue q = new Queue(true, handOvers, c -> c.withTier(t -> new TierSettings(TIER_LATENESS_HORIZON)))) {
             Map<String, Number> load = LoadDriver.paced(
                     rate,
                     duration,
@@ -294,8 +299,8 @@ final class InProcessTarget implements BenchTarget {
         }
 
         /** @param tuning changes to the service's defaults */
-        Queue(boolean journaled, HandOvers handOvers, java.util.function.UnaryOperator<EngineConfig.Builder> tuning) {
-            DelayProperties.Redis r = defaults.getRedis();
+        Queue(boolean journaled, HandOvers handOvers, java.util.function.UnaryOperator<EngineConfig> tuning) {
+            var r = defaults.getRedis();
             GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
             pool.setMaxTotal(r.getMaxConnections());
             pool.setMaxIdle(r.getMaxConnections());
@@ -318,10 +323,9 @@ final class InProcessTarget implements BenchTarget {
             } else {
                 journal = Journal.NONE;
             }
-            EngineConfig config = tuning.apply(defaults.toEngineConfig().toBuilder()
-                            .redisPrefix(prefix)
-                            .defaultDispatcher(CountingDispatcher.NAME))
-                    .build();
+            EngineConfig config = tuning.apply(defaults.toEngineConfig()
+                    .withRedisPrefix(prefix)
+                    .withDispatch(d -> d.withDefaultDispatcher(CountingDispatcher.NAME)));
             engine = new DelayQueueEngine(
                     config,
                     new RedisJobStore(redis, prefix, config.shards(), config.retention(), false),

@@ -41,10 +41,9 @@ public final class JournalDiskCost {
             db.migrate();
             MyBatisJournal journal = new MyBatisJournal(
                     db.sessions(), defaults.getJournal().toSettings(), defaults.getShards(), Clock.systemUTC());
-            EngineConfig config = defaults.toEngineConfig().toBuilder()
-                    .redisPrefix(prefix)
-                    .defaultDispatcher(CountingDispatcher.NAME)
-                    .build();
+            EngineConfig config = defaults.toEngineConfig()
+                    .withRedisPrefix(prefix)
+                    .withDispatch(d -> d.withDefaultDispatcher(CountingDispatcher.NAME));
             try (DelayQueueEngine engine = new DelayQueueEngine(
                     config,
                     new RedisJobStore(redis, prefix, config.shards(), config.retention(), false),

@@ -9,6 +9,7 @@ import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.store.redis.RedisJobStore;
 import java.sql.Connection;
@@ -91,12 +92,12 @@ public final class JournalPushRunner {
                 Flyway.configure().dataSource(dataSource).load().migrate();
                 journal = new MyBatisJournal(
                         sessions(dataSource),
-                        new MyBatisJournal.Settings(
+                        JournalSettings.DEFAULTS.withWriter(
                                 mode, Duration.ofMillis(200), 10_000, Duration.ofSeconds(30), 2_000_000, WRITERS),
                         EngineConfig.DEFAULT_SHARDS,
                         Clock.systemUTC());
             }
-            EngineConfig config = EngineConfig.builder().redisPrefix(prefix).build();
+            EngineConfig config = EngineConfig.DEFAULTS.withRedisPrefix(prefix);
             RedisJobStore store = new RedisJobStore(redis, prefix, config.shards(), config.retention(), false);
             try (DelayQueueEngine engine = new DelayQueueEngine(
                     config,

@@ -157,9 +157,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         if (requests == null || requests.isEmpty()) {
             throw new DelayQueueException.InvalidField("jobs", "must hold at least one job");
         }
-        if (requests.size() > config.maxBatchSize()) {
+        if (requests.size() > config.limits().maxBatchSize()) {
             throw new DelayQueueException.InvalidField(
-                    "jobs", "holds " + requests.size() + " jobs, over the limit of " + config.maxBatchSize());
+                    "jobs",
+                    "holds " + requests.size() + " jobs, over the limit of "
+                            + config.limits().maxBatchSize());
         }
         return timed(() -> {
             ensureOpen();
@@ -197,7 +199,7 @@ public final class DelayQueueEngine implements AutoCloseable {
                     topic + " is not a pull topic (it is dispatched to '" + parts.routes.dispatcherOf(topic)
                             + "'); set delay.dispatch.topics." + topic + "=pull");
         }
-        long max = config.maxPollTimeout().toMillis();
+        long max = config.pull().maxTimeout().toMillis();
         if (timeoutMs < 0 || timeoutMs > max) {
             throw new DelayQueueException.InvalidField("timeout", "must be between 0 and " + max + " ms");
         }

@@ -102,9 +102,9 @@ final class DispatchPipeline implements AutoCloseable {
         this.store = store;
         this.routes = routes;
         this.dispatchers = Map.copyOf(dispatchers);
-        this.defaultRetryPolicy = new RetryPolicy(config.retryBackoff());
+        this.defaultRetryPolicy = new RetryPolicy(config.retry().backoff());
         Map<String, RetryPolicy> byTopic = new HashMap<>();
-        config.topicRetries().forEach((topic, retry) -> {
+        config.retry().topics().forEach((topic, retry) -> {
             if (retry.backoff() != null) {
                 byTopic.put(topic, new RetryPolicy(retry.backoff()));
             }
@@ -112,14 +112,14 @@ final class DispatchPipeline implements AutoCloseable {
         this.topicRetryPolicies = Map.copyOf(byTopic);
         this.lanes = new DispatchLanes(
                 DispatchLanes.perDispatcherShare(
-                        config.maxInFlight(),
-                        config.scanBatchSize(),
+                        config.dispatch().maxInFlight(),
+                        config.scanner().batchSize(),
                         routes.pushDispatchers().size()),
-                config.maxInFlightPerTopic());
+                config.dispatch().maxInFlightPerTopic());
         this.scheduled = scheduled;
         this.journal = journal;
         this.clock = clock;
-        this.capacity = new Semaphore(config.maxInFlight());
+        this.capacity = new Semaphore(config.dispatch().maxInFlight());
         this.ackExecutor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "delay-ack");
             t.setDaemon(true);

@@ -86,7 +86,7 @@ final class DueJobMover implements TierLoader.Fences {
         this.scanners = new ShardScanner[config.shards()];
         for (int s = 0; s < scanners.length; s++) {
             scanners[s] = new ShardScanner(
-                    s, this::scanPass, clock, config.maxScanSleep().toMillis());
+                    s, this::scanPass, clock, config.scanner().maxSleep().toMillis());
         }
     }
 
@@ -123,7 +123,7 @@ final class DueJobMover implements TierLoader.Fences {
                 continue;
             }
             while (true) {
-                int capacity = pipeline.takeCapacity(config.scanBatchSize());
+                int capacity = pipeline.takeCapacity(config.scanner().batchSize());
                 if (capacity == 0) {
                     CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
                             .join();
@@ -152,7 +152,7 @@ final class DueJobMover implements TierLoader.Fences {
     /** One pass of a scanner thread; returns when the next pass is wanted. */
     private long scanPass(int shard) {
         if (!coordinator.tryBeginScan(shard)) {
-            return clock.millis() + config.maxScanSleep().toMillis();
+            return clock.millis() + config.scanner().maxSleep().toMillis();
         }
         try {
             return scanOwnedShard(shard);
@@ -164,23 +164,23 @@ final class DueJobMover implements TierLoader.Fences {
     private long scanOwnedShard(int shard) {
         long epoch = epochFor(shard);
         if (epoch < 0) {
-            return clock.millis() + config.maxScanSleep().toMillis();
+            return clock.millis() + config.scanner().maxSleep().toMillis();
         }
-        int capacity = pipeline.takeCapacity(config.scanBatchSize());
+        int capacity = pipeline.takeCapacity(config.scanner().batchSize());
         if (capacity == 0) {
             // every in-flight slot is taken by sends not yet confirmed: look again shortly
             return clock.millis() + 5;
         }
         DueBatch batch;
         try {
-            batch = movePass(shard, capacity, config.scanLead().toMillis(), epoch).batch;
+            batch = movePass(shard, capacity, config.scanner().lead().toMillis(), epoch).batch;
         } catch (StaleEpochException e) {
             // Another instance took the shard over since this one took its epoch (this one was paused or cut
             // off), or a stale owner's late take raised it: take a new epoch next time, which needs the
             // coordinator to confirm the ownership again first.
             fences.set(shard, null);
             log.warn("{}; not moving its jobs", e.getMessage());
-            return clock.millis() + config.maxScanSleep().toMillis();
+            return clock.millis() + config.scanner().maxSleep().toMillis();
         }
         if (batch.scanned() >= capacity) {
             return Long.MIN_VALUE;
@@ -239,7 +239,7 @@ final class DueJobMover implements TierLoader.Fences {
                     leadMs,
                     capacity,
                     routes.dueRouting(),
-                    config.dispatchTimeout().toMillis(),
+                    config.dispatch().timeout().toMillis(),
                     epoch);
         } catch (RuntimeException e) {
             pipeline.returnCapacity(capacity);
@@ -332,7 +332,7 @@ final class DueJobMover implements TierLoader.Fences {
     void onScheduled(int shard, long dueAt) {
         scanners[shard].onScheduled(dueAt);
         // a scanner elsewhere looks at its shard within max-sleep anyway: only sooner jobs need a wake-up
-        if (dueAt < clock.millis() + config.maxScanSleep().toMillis() && !coordinator.owns(shard)) {
+        if (dueAt < clock.millis() + config.scanner().maxSleep().toMillis() && !coordinator.owns(shard)) {
             wakeUps.publishScheduled(shard, dueAt);
         }
     }

@@ -75,7 +75,8 @@ final class EngineParts {
         this.coordinator = coordinator;
         this.wakeUps = wakeUps;
         this.journal = journal;
-        this.routes = new TopicRoutes(config.defaultDispatcher(), config.topicDispatchers());
+        this.routes = new TopicRoutes(
+                config.dispatch().defaultDispatcher(), config.dispatch().topics());
         Map<String, Dispatcher> byName = new HashMap<>();
         for (Dispatcher d : dispatchers) {
             if (byName.put(d.name(), d) != null) {
@@ -101,14 +102,14 @@ final class EngineParts {
         this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
         this.pullPath = new PullPath(config, store, journal, clock, pipeline);
         this.pullWaiters =
-                new PullWaiters(pullPath::tryReserve, config.pullRecheck().toMillis());
+                new PullWaiters(pullPath::tryReserve, config.pull().recheck().toMillis());
         JournalPurger purger = new JournalPurger(
                 journal,
                 coordinator,
                 clock,
-                config.journalRetention(),
-                config.purgeBatchSize(),
-                config.purgePause(),
+                config.journal().retention(),
+                config.journal().purgeBatchSize(),
+                config.journal().purgePause(),
                 Thread::sleep,
                 System::nanoTime,
                 new CurrentListener());
@@ -126,20 +127,20 @@ final class EngineParts {
                 () -> listener);
         // far jobs are journaled only: that needs a push answered once its row is committed (the admit after the
         // commit is what closes the race with the loader), so only the sync journal tiers
-        this.tierLoader = config.tierHorizon().isZero() || journal.mode() != JournalMode.SYNC
+        this.tierLoader = config.tier().horizon().isZero() || journal.mode() != JournalMode.SYNC
                 ? null
                 : new TierLoader(
                         journal,
                         store,
                         coordinator,
                         clock,
-                        config.tierHorizon().toMillis(),
-                        config.restorePageSize(),
+                        config.tier().horizon().toMillis(),
+                        config.journal().pageSize(),
                         config.shards(),
                         mover,
                         this::onScheduled);
         this.restorer =
-                new JournalRestorer(journal, store, clock, config.restorePageSize(), this::onScheduled, tierLoader);
+                new JournalRestorer(journal, store, clock, config.journal().pageSize(), this::onScheduled, tierLoader);
         this.pushPath =
                 new PushPath(config, store, journal, clock, jobFactory, tierLoader, () -> listener, this::onScheduled);
         Reconciler reconciler = new Reconciler(
@@ -148,8 +149,8 @@ final class EngineParts {
                 coordinator,
                 restorer,
                 clock,
-                config.reconcileGrace().toMillis(),
-                config.restorePageSize(),
+                config.journal().reconcileGrace().toMillis(),
+                config.journal().pageSize(),
                 config.shards(),
                 this::onScheduled,
                 new CurrentListener(),
@@ -208,12 +209,14 @@ final class EngineParts {
                 "delay-queue engine starting: {} shards, default dispatcher {}, routes {}, journal {} (final jobs"
                         + " kept {}), role {}; in flight at most {} in all, {} per dispatcher, {} per topic",
                 config.shards(),
-                config.defaultDispatcher(),
-                config.topicDispatchers(),
+                config.dispatch().defaultDispatcher(),
+                config.dispatch().topics(),
                 journal.mode(),
-                config.journalRetention().isZero() ? "forever" : config.journalRetention(),
+                config.journal().retention().isZero()
+                        ? "forever"
+                        : config.journal().retention(),
                 coordinator.role(),
-                config.maxInFlight(),
+                config.dispatch().maxInFlight(),
                 pipeline.lanes().perDispatcher(),
                 pipeline.lanes().perTopic());
         wakeUps.start(new RemoteWakeUps());
@@ -285,7 +288,7 @@ final class EngineParts {
         // leave those jobs alone until their reservations expire)
         coordinator.close();
         pullWaiters.close();
-        pipeline.close(config.shutdownWait());
+        pipeline.close(config.dispatch().shutdownWait());
         // after the sends: a retry or put-back they schedule wakes the shard's new owner
         wakeUps.close();
         log.info("delay-queue engine stopped");

@@ -88,7 +88,7 @@ public final class JobFactory {
             throw new InvalidField(field + "body", "is required");
         }
         int bodyBytes = utf8Length(r.body());
-        int maxBodyBytes = Math.min(config.maxBodyBytes(), EngineConfig.MAX_JOURNAL_BODY_BYTES);
+        int maxBodyBytes = Math.min(config.limits().maxBodyBytes(), LimitSettings.MAX_JOURNAL_BODY_BYTES);
         if (bodyBytes > maxBodyBytes) {
             throw new InvalidField(
                     field + "body", "is " + bodyBytes + " bytes, over the limit of " + maxBodyBytes + " bytes");
@@ -98,7 +98,7 @@ public final class JobFactory {
         }
         checkShort(r.subtopic(), field + "subtopic");
         checkShort(r.bizKey(), field + "bizKey");
-        long maxDelay = config.maxDelay().toMillis();
+        long maxDelay = config.limits().maxDelay().toMillis();
         checkMykitFields(r, now, maxDelay, field);
         long executeAt;
         if (r.delay() != null && r.executeAt() != null) {
@@ -124,14 +124,14 @@ public final class JobFactory {
         } else {
             executeAt = now;
         }
-        long ttr = config.defaultTtr().toMillis();
+        long ttr = config.pull().defaultTtr().toMillis();
         if (r.ttr() != null) {
             if (r.ttr() < 1 || r.ttr() > maxDelay) {
                 throw new InvalidField(field + "ttr", "must be between 1 and " + maxDelay + " ms");
             }
             ttr = r.ttr();
         }
-        int maxAttempts = config.defaultMaxAttemptsOf(topic);
+        int maxAttempts = config.retry().maxAttemptsOf(topic);
         if (r.maxAttempts() != null) {
             if (r.maxAttempts() < 1 || r.maxAttempts() > MAX_ATTEMPTS_LIMIT) {
                 throw new InvalidField(field + "maxAttempts", "must be between 1 and " + MAX_ATTEMPTS_LIMIT);
@@ -140,7 +140,8 @@ public final class JobFactory {
         }
         if (r.url() != null) {
             checkUrl(r.url(), field + "url");
-        } else if (urlDispatchers.contains(config.topicDispatchers().getOrDefault(topic, config.defaultDispatcher()))) {
+        } else if (urlDispatchers.contains(
+                config.dispatch().topics().getOrDefault(topic, config.dispatch().defaultDispatcher()))) {
             throw new InvalidField(
                     field + "url", "is required: topic " + topic + " is dispatched by HTTP callback to its url");
         }

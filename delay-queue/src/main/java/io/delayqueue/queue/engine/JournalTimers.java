@@ -45,7 +45,7 @@ final class JournalTimers {
                 t.setDaemon(true);
                 return t;
             });
-            long every = config.reconcileInterval().toMillis();
+            long every = config.journal().reconcileInterval().toMillis();
             reconcileTimer.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
             if (purger.enabled()) {
                 purgeTimer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -53,7 +53,7 @@ final class JournalTimers {
                     t.setDaemon(true);
                     return t;
                 });
-                long purgeEvery = config.purgeInterval().toMillis();
+                long purgeEvery = config.journal().purgeInterval().toMillis();
                 purgeTimer.scheduleWithFixedDelay(
                         () -> purgeJournalQuietly(running), purgeEvery, purgeEvery, TimeUnit.MILLISECONDS);
             }

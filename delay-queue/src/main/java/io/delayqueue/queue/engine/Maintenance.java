@@ -198,7 +198,7 @@ final class Maintenance {
     long clearAll() {
         long now = clock.millis();
         long deleted = 0;
-        int limit = config.restorePageSize();
+        int limit = config.journal().pageSize();
         try {
             for (int s = 0; s < config.shards(); s++) {
                 int offset = 0;

@@ -43,7 +43,7 @@ final class PushPath {
     private final DispatchPipeline.ScheduleListener scheduled;
     /** Concurrent pushes share journal commits and script calls. */
     private final Combiner<Job, Pushed> pushes =
-            new Combiner<>(this::journalAndStore, EngineConfig.DEFAULT_MAX_BATCH_SIZE, 3);
+            new Combiner<>(this::journalAndStore, LimitSettings.DEFAULT_MAX_BATCH_SIZE, 3);
 
     PushPath(
             EngineConfig config,

@@ -14,10 +14,10 @@ public final class TopicRoutes {
     public TopicRoutes(String defaultDispatcher, Map<String, String> byTopic) {
         this.defaultDispatcher = defaultDispatcher;
         this.byTopic = Map.copyOf(byTopic);
-        boolean defaultPull = EngineConfig.PULL.equals(defaultDispatcher);
+        boolean defaultPull = DispatchSettings.PULL.equals(defaultDispatcher);
         Set<String> exceptions = new HashSet<>();
         byTopic.forEach((topic, name) -> {
-            if (EngineConfig.PULL.equals(name) != defaultPull) {
+            if (DispatchSettings.PULL.equals(name) != defaultPull) {
                 exceptions.add(topic);
             }
         });
@@ -40,7 +40,7 @@ public final class TopicRoutes {
     public Set<String> pushDispatchers() {
         Set<String> names = new HashSet<>(byTopic.values());
         names.add(defaultDispatcher);
-        names.remove(EngineConfig.PULL);
+        names.remove(DispatchSettings.PULL);
         return names;
     }
 }

@@ -58,15 +58,15 @@ class AcknowledgementFlushTest {
     void acknowledgements_of_later_shards_are_kept_when_the_write_of_an_earlier_shard_fails() throws Exception {
         ManualClock clock = new ManualClock(1_700_000_000_000L);
         RecordingDispatcher dispatcher = new RecordingDispatcher("recording");
-        EngineConfig config = EngineConfig.builder()
-                .shards(SHARDS)
-                .redisPrefix(redis.prefix())
-                .defaultDispatcher(dispatcher.name())
-                .dispatchTimeout(Duration.ofMillis(DISPATCH_TIMEOUT_MS))
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(SHARDS)
+                .withRedisPrefix(redis.prefix())
+                .withDispatch(d ->
+                        d.withDefaultDispatcher(dispatcher.name()).withTimeout(Duration.ofMillis(DISPATCH_TIMEOUT_MS)));
         JobStore store = redis.store(SHARDS, config.retention());
         AtomicInteger failuresLeft = new AtomicInteger(1);
-        TopicRoutes routes = new TopicRoutes(config.defaultDispatcher(), config.topicDispatchers());
+        TopicRoutes routes = new TopicRoutes(
+                config.dispatch().defaultDispatcher(), config.dispatch().topics());
         pipeline = new DispatchPipeline(
                 failingFirstAcknowledgementOfShard0(store, failuresLeft),
                 routes,

@@ -76,14 +76,13 @@ class AttemptFencingTest {
     }
 
     private DelayQueueEngine engine(Clock clock, Dispatcher dispatcher, Duration dispatchTimeout) {
-        EngineConfig config = EngineConfig.builder()
-                .shards(2)
-                .redisPrefix(redis.prefix())
-                .defaultDispatcher(dispatcher.name())
-                .topicDispatchers(Map.of(PULLED, EngineConfig.PULL))
-                .dispatchTimeout(dispatchTimeout)
-                .retryBackoff(List.of(Duration.ofMinutes(10)))
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(2)
+                .withRedisPrefix(redis.prefix())
+                .withDispatch(d -> d.withDefaultDispatcher(dispatcher.name())
+                        .withTopics(Map.of(PULLED, DispatchSettings.PULL))
+                        .withTimeout(dispatchTimeout))
+                .withRetry(r -> r.withBackoff(List.of(Duration.ofMinutes(10))));
         engine = new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),

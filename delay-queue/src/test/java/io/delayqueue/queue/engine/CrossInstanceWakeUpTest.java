@@ -63,14 +63,13 @@ class CrossInstanceWakeUpTest {
     @BeforeEach
     void setUp() {
         redis = new RedisFixture();
-        EngineConfig config = EngineConfig.builder()
-                .shards(4)
-                .redisPrefix(redis.prefix())
-                .maxScanSleep(MAX_SLEEP)
-                .pullRecheck(MAX_SLEEP)
-                .defaultDispatcher("rec")
-                .topicDispatchers(Map.of(PULL_TOPIC, EngineConfig.PULL))
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(4)
+                .withRedisPrefix(redis.prefix())
+                .withScanner(s -> s.withMaxSleep(MAX_SLEEP))
+                .withPull(p -> p.withRecheck(MAX_SLEEP))
+                .withDispatch(
+                        d -> d.withDefaultDispatcher("rec").withTopics(Map.of(PULL_TOPIC, DispatchSettings.PULL)));
         ownerDispatcher = new RecordingDispatcher("rec");
         followerDispatcher = new RecordingDispatcher("rec");
         ownerChannel = new RedisWakeUpChannel(redis.redis(), redis.prefix(), config.shards());

@@ -35,13 +35,11 @@ class DeadLettersTest {
         redis = new RedisFixture();
         clock = new ManualClock(T0);
         dispatcher = new RecordingDispatcher("rec");
-        EngineConfig config = EngineConfig.builder()
-                .shards(4)
-                .redisPrefix(redis.prefix())
-                .defaultDispatcher("rec")
-                .retryBackoff(List.of(Duration.ofMillis(10)))
-                .defaultMaxAttempts(1)
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(4)
+                .withRedisPrefix(redis.prefix())
+                .withDispatch(d -> d.withDefaultDispatcher("rec"))
+                .withRetry(r -> r.withBackoff(List.of(Duration.ofMillis(10))).withMaxAttempts(1));
         engine = new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),

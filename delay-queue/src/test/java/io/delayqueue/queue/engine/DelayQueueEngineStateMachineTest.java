@@ -50,15 +50,13 @@ class DelayQueueEngineStateMachineTest {
         redis = new RedisFixture();
         clock = new ManualClock(T0);
         dispatcher = new RecordingDispatcher("rec");
-        EngineConfig config = EngineConfig.builder()
-                .shards(4)
-                .redisPrefix(redis.prefix())
-                .defaultDispatcher("rec")
-                .topicDispatchers(Map.of(PULL_TOPIC, EngineConfig.PULL))
-                .retryBackoff(List.of(FIRST_BACKOFF, SECOND_BACKOFF))
-                .defaultTtr(Duration.ofMillis(TTR))
-                .maxBatchSize(5)
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(4)
+                .withRedisPrefix(redis.prefix())
+                .withDispatch(d -> d.withDefaultDispatcher("rec").withTopics(Map.of(PULL_TOPIC, DispatchSettings.PULL)))
+                .withRetry(r -> r.withBackoff(List.of(FIRST_BACKOFF, SECOND_BACKOFF)))
+                .withPull(p -> p.withDefaultTtr(Duration.ofMillis(TTR)))
+                .withLimits(l -> l.withMaxBatchSize(5));
         store = redis.store(config.shards(), config.retention());
         engine = new DelayQueueEngine(
                 config, store, List.of(dispatcher), new StandaloneCoordinator(), Journal.NONE, clock);
@@ -289,7 +287,7 @@ class DelayQueueEngineStateMachineTest {
     void push_job_whose_dispatch_never_confirms_is_dispatched_again_after_the_dispatch_timeout() {
         String id = push(PUSH_TOPIC, 0);
         // a scanner moved the job for dispatch and then died: the send never completed
-        long timeout = engine.config().dispatchTimeout().toMillis();
+        long timeout = engine.config().dispatch().timeout().toMillis();
         var moved =
                 store.moveDue(shardOf(id), clock.millis(), 10, new TopicRoutes("rec", Map.of()).dueRouting(), timeout);
         assertThat(moved.toDispatch()).extracting(Job::id).containsExactly(id);

@@ -48,15 +48,14 @@ class DispatchIsolationTest {
         redis = new RedisFixture();
         hung = new HangingDispatcher("hung");
         healthy = new RecordingDispatcher("healthy");
-        EngineConfig config = EngineConfig.builder()
-                .shards(4)
-                .redisPrefix(redis.prefix())
-                .scanBatchSize(50)
-                .maxInFlight(150)
-                .maxInFlightPerTopic(PER_TOPIC)
-                .defaultDispatcher("healthy")
-                .topicDispatchers(Map.of(HUNG_TOPIC, "hung", HUNG_TOPIC_2, "hung"))
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(4)
+                .withRedisPrefix(redis.prefix())
+                .withScanner(s -> s.withBatchSize(50))
+                .withDispatch(d -> d.withMaxInFlight(150)
+                        .withMaxInFlightPerTopic(PER_TOPIC)
+                        .withDefaultDispatcher("healthy")
+                        .withTopics(Map.of(HUNG_TOPIC, "hung", HUNG_TOPIC_2, "hung")));
         RedisJobStore store = redis.store(config.shards(), config.retention());
         engine = new DelayQueueEngine(
                 config, store, List.of(hung, healthy), new StandaloneCoordinator(), Journal.NONE, Clock.systemUTC());

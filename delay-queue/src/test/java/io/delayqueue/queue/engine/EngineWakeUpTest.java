@@ -40,13 +40,12 @@ class EngineWakeUpTest {
     void setUp() {
         redis = new RedisFixture();
         dispatcher = new RecordingDispatcher("rec");
-        EngineConfig config = EngineConfig.builder()
-                .shards(1)
-                .redisPrefix(redis.prefix())
-                .maxScanSleep(MAX_SLEEP)
-                .defaultDispatcher("rec")
-                .topicDispatchers(Map.of(PULL_TOPIC, EngineConfig.PULL))
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(1)
+                .withRedisPrefix(redis.prefix())
+                .withScanner(s -> s.withMaxSleep(MAX_SLEEP))
+                .withDispatch(
+                        d -> d.withDefaultDispatcher("rec").withTopics(Map.of(PULL_TOPIC, DispatchSettings.PULL)));
         RedisJobStore store = redis.store(config.shards(), config.retention());
         engine = new DelayQueueEngine(
                 config, store, List.of(dispatcher), new StandaloneCoordinator(), Journal.NONE, Clock.systemUTC());
@@ -79,7 +78,7 @@ class EngineWakeUpTest {
      */
     private static DelayQueueEngine startedOn(RedisFixture own, EngineConfig config, Dispatcher dispatcher) {
         DelayQueueEngine e = new DelayQueueEngine(
-                config.toBuilder().redisPrefix(own.prefix()).build(),
+                config.withRedisPrefix(own.prefix()),
                 own.store(1, config.retention()),
                 List.of(dispatcher),
                 new StandaloneCoordinator(),
@@ -143,7 +142,7 @@ class EngineWakeUpTest {
 
     @Test
     void burst_larger_than_the_scan_batch_is_delivered_completely_and_promptly() {
-        EngineConfig small = engine.config().toBuilder().scanBatchSize(10).build();
+        EngineConfig small = engine.config().withScanner(s -> s.withBatchSize(10));
         RecordingDispatcher rec = new RecordingDispatcher("rec");
         try (RedisFixture own = new RedisFixture();
                 DelayQueueEngine e = startedOn(own, small, rec)) {
@@ -191,10 +190,9 @@ class EngineWakeUpTest {
                 return CompletableFuture.completedFuture(null);
             }
         };
-        EngineConfig config = engine.config().toBuilder()
-                .defaultDispatcher("stamping")
-                .scanLead(Duration.ofMillis(30))
-                .build();
+        EngineConfig config = engine.config()
+                .withDispatch(d -> d.withDefaultDispatcher("stamping"))
+                .withScanner(s -> s.withLead(Duration.ofMillis(30)));
         try (RedisFixture own = new RedisFixture();
                 DelayQueueEngine e = startedOn(own, config, stamping)) {
             List<PushRequest> jobs = new java.util.ArrayList<>();

@@ -11,6 +11,7 @@ import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.dispatch.http.HttpCallbackDispatcher;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.RedisFixture;
@@ -152,7 +153,7 @@ class GracefulCloseTest {
     private MyBatisJournal journal() {
         MyBatisJournal journal = new MyBatisJournal(
                 db.sessions(),
-                new MyBatisJournal.Settings(
+                JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 1),
                 EngineConfig.DEFAULT_SHARDS,
                 Clock.systemUTC());
@@ -161,13 +162,12 @@ class GracefulCloseTest {
     }
 
     private DelayQueueEngine engine(MyBatisJournal journal, Coordinator coordinator, Duration shutdownWait) {
-        EngineConfig config = EngineConfig.builder()
-                .shards(2)
-                .redisPrefix(redis.prefix())
-                .defaultDispatcher(HttpCallbackDispatcher.NAME)
-                .dispatchTimeout(DISPATCH_TIMEOUT)
-                .shutdownWait(shutdownWait)
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(2)
+                .withRedisPrefix(redis.prefix())
+                .withDispatch(d -> d.withDefaultDispatcher(HttpCallbackDispatcher.NAME)
+                        .withTimeout(DISPATCH_TIMEOUT)
+                        .withShutdownWait(shutdownWait));
         HttpCallbackDispatcher http =
                 new HttpCallbackDispatcher(new HttpCallbackSettings(Duration.ofSeconds(2), Duration.ofSeconds(30)));
         DelayQueueEngine engine = new DelayQueueEngine(
@@ -213,7 +213,8 @@ class GracefulCloseTest {
                 .isEqualTo(JOBS);
 
         // a restart on the same Redis and journal; an unacknowledged job would come back after DISPATCH_TIMEOUT
-        DelayQueueEngine second = engine(journal(), new ProbeCoordinator(() -> {}), EngineConfig.DEFAULT_SHUTDOWN_WAIT);
+        DelayQueueEngine second =
+                engine(journal(), new ProbeCoordinator(() -> {}), DispatchSettings.DEFAULT_SHUTDOWN_WAIT);
         second.start();
         String marker = second.push(new PushRequest(
                         null,

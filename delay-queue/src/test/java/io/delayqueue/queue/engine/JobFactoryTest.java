@@ -24,13 +24,11 @@ import org.junit.jupiter.api.Test;
 
 class JobFactoryTest {
     private static final long NOW = 1_700_000_000_000L;
-    private final EngineConfig config = EngineConfig.builder()
-            .shards(8)
-            .maxBodyBytes(16)
-            .maxDelay(Duration.ofDays(1))
-            .defaultTtr(Duration.ofSeconds(7))
-            .defaultMaxAttempts(4)
-            .build();
+    private final EngineConfig config = EngineConfig.DEFAULTS
+            .withShards(8)
+            .withLimits(l -> l.withMaxBodyBytes(16).withMaxDelay(Duration.ofDays(1)))
+            .withPull(p -> p.withDefaultTtr(Duration.ofSeconds(7)))
+            .withRetry(r -> r.withMaxAttempts(4));
     private final AtomicInteger claims = new AtomicInteger();
     private final JobFactory factory = new JobFactory(config, () -> {
         claims.incrementAndGet();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
@@ -45,18 +46,15 @@ class JournalRetentionEngineTest {
         db = JournalDatabase.mariaDb();
         journal = new MyBatisJournal(
                 db.sessions(),
-                new MyBatisJournal.Settings(
+                JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
                 4,
                 clock);
-        EngineConfig config = EngineConfig.builder()
-                .shards(4)
-                .redisPrefix(redis.prefix())
-                .defaultDispatcher("rec")
-                .journalRetention(RETENTION)
-                .purgeBatchSize(10)
-                .purgePause(Duration.ZERO)
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(4)
+                .withRedisPrefix(redis.prefix())
+                .withDispatch(d -> d.withDefaultDispatcher("rec"))
+                .withJournal(j -> j.withRetention(RETENTION, 10, j.purgeInterval(), Duration.ZERO));
         engine = new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),
@@ -155,17 +153,19 @@ class JournalRetentionEngineTest {
 
     @Test
     void a_journal_retention_shorter_than_the_redis_retention_is_refused_naming_both_properties() {
-        var config = EngineConfig.builder().retention(Duration.ofHours(2)).journalRetention(Duration.ofHours(1));
+        EngineConfig redisTwoHours = EngineConfig.DEFAULTS.withRetention(Duration.ofHours(2));
 
-        org.assertj.core.api.Assertions.assertThatThrownBy(config::build)
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> redisTwoHours.withJournal(j ->
+                        j.withRetention(Duration.ofHours(1), j.purgeBatchSize(), j.purgeInterval(), j.purgePause())))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("delay.journal.retention (PT1H)")
                 .hasMessageContaining("delay.retention (PT2H)");
-        assertThat(EngineConfig.builder()
-                        .retention(Duration.ofHours(2))
-                        .journalRetention(Duration.ZERO)
-                        .build()
-                        .journalRetention())
+        assertThat(EngineConfig.DEFAULTS
+                        .withRetention(Duration.ofHours(2))
+                        .withJournal(j ->
+                                j.withRetention(Duration.ZERO, j.purgeBatchSize(), j.purgeInterval(), j.purgePause()))
+                        .journal()
+                        .retention())
                 .as("0 keeps the journal forever")
                 .isZero();
     }

@@ -7,6 +7,7 @@ import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
@@ -42,15 +43,14 @@ class JournaledPushTest {
         db = JournalDatabase.h2();
         journal = new MyBatisJournal(
                 db.sessions(),
-                new MyBatisJournal.Settings(
+                JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
                 4,
                 new ManualClock(T0));
-        EngineConfig config = EngineConfig.builder()
-                .shards(4)
-                .redisPrefix(redis.prefix())
-                .defaultDispatcher("rec")
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(4)
+                .withRedisPrefix(redis.prefix())
+                .withDispatch(d -> d.withDefaultDispatcher("rec"));
         engine = new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),

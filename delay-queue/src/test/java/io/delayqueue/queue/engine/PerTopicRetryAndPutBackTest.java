@@ -66,19 +66,18 @@ class PerTopicRetryAndPutBackTest {
         redis = new RedisFixture();
         clock = new ManualClock(T0);
         dispatcher = new RecordingDispatcher("rec");
-        EngineConfig config = EngineConfig.builder()
-                .shards(2)
-                .redisPrefix(redis.prefix())
-                .defaultDispatcher("rec")
-                .topicDispatchers(Map.of(BUSY, BUSY, CALLBACK, HttpCallbackDispatcher.NAME))
-                .retryBackoff(List.of(Duration.ofSeconds(10), Duration.ofSeconds(20)))
-                .defaultMaxAttempts(10)
-                .topicRetries(Map.of(
-                        FAST,
-                        new EngineConfig.TopicRetry(List.of(Duration.ofMillis(10), Duration.ofMillis(30)), 3),
-                        "few",
-                        new EngineConfig.TopicRetry(null, 2)))
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(2)
+                .withRedisPrefix(redis.prefix())
+                .withDispatch(d -> d.withDefaultDispatcher("rec")
+                        .withTopics(Map.of(BUSY, BUSY, CALLBACK, HttpCallbackDispatcher.NAME)))
+                .withRetry(r -> r.withBackoff(List.of(Duration.ofSeconds(10), Duration.ofSeconds(20)))
+                        .withMaxAttempts(10)
+                        .withTopics(Map.of(
+                                FAST,
+                                new RetrySettings.TopicRetry(List.of(Duration.ofMillis(10), Duration.ofMillis(30)), 3),
+                                "few",
+                                new RetrySettings.TopicRetry(null, 2))));
         engine = new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),

@@ -35,13 +35,11 @@ class PullConsumerTest {
     void setUp() {
         redis = new RedisFixture();
         clock = new ManualClock(1_700_000_000_000L);
-        EngineConfig config = EngineConfig.builder()
-                .shards(2)
-                .redisPrefix(redis.prefix())
-                .defaultDispatcher(EngineConfig.PULL)
-                .maxPollTimeout(Duration.ofSeconds(10))
-                .pullRecheck(Duration.ofSeconds(10))
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(2)
+                .withRedisPrefix(redis.prefix())
+                .withDispatch(d -> d.withDefaultDispatcher(DispatchSettings.PULL))
+                .withPull(p -> p.withMaxTimeout(Duration.ofSeconds(10)).withRecheck(Duration.ofSeconds(10)));
         engine = new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),
@@ -187,8 +185,7 @@ class PullConsumerTest {
 
     @Test
     void engine_refuses_a_route_to_a_dispatcher_that_does_not_exist() {
-        EngineConfig config =
-                engine.config().toBuilder().defaultDispatcher("rocketmq").build();
+        EngineConfig config = engine.config().withDispatch(d -> d.withDefaultDispatcher("rocketmq"));
 
         assertThatThrownBy(() -> new DelayQueueEngine(
                         config,

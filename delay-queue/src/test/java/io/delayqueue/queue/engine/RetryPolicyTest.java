@@ -24,7 +24,7 @@ class RetryPolicyTest {
 
     @Test
     void default_ladder_is_the_documented_one() {
-        RetryPolicy policy = new RetryPolicy(EngineConfig.DEFAULT_RETRY_BACKOFF);
+        RetryPolicy policy = new RetryPolicy(RetrySettings.DEFAULT_BACKOFF);
 
         long[] expectedSeconds = {15, 180, 600, 1800, 1800, 3600, 7200, 21600, 54000};
         for (int i = 0; i < expectedSeconds.length; i++) {

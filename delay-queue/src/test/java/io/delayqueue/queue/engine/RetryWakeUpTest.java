@@ -50,14 +50,12 @@ class RetryWakeUpTest {
     @BeforeEach
     void setUp() {
         redis = new RedisFixture();
-        EngineConfig config = EngineConfig.builder()
-                .shards(1)
-                .redisPrefix(redis.prefix())
-                .maxScanSleep(LONG)
-                .dispatchTimeout(LONG)
-                .retryBackoff(List.of(Duration.ofMillis(50)))
-                .defaultDispatcher("once")
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(1)
+                .withRedisPrefix(redis.prefix())
+                .withScanner(s -> s.withMaxSleep(LONG))
+                .withDispatch(d -> d.withTimeout(LONG).withDefaultDispatcher("once"))
+                .withRetry(r -> r.withBackoff(List.of(Duration.ofMillis(50))));
         engine = new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),

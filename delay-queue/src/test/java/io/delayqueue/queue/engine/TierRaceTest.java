@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
@@ -53,19 +54,18 @@ class TierRaceTest {
         db = JournalDatabase.mariaDb();
         journal = new MyBatisJournal(
                 db.sessions(),
-                new MyBatisJournal.Settings(
+                JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(20), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
                 4,
                 clock);
-        EngineConfig config = EngineConfig.builder()
-                .shards(4)
-                .redisPrefix(redis.prefix())
-                .defaultDispatcher("rec")
-                .tierHorizon(Duration.ofHours(1))
-                .reconcileGrace(Duration.ZERO)
-                .restorePageSize(37) // several pages per shard and round
-                .scanLead(Duration.ZERO)
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(4)
+                .withRedisPrefix(redis.prefix())
+                .withDispatch(d -> d.withDefaultDispatcher("rec"))
+                .withTier(t -> new TierSettings(Duration.ofHours(1)))
+                // several pages per shard and round
+                .withJournal(j -> j.withReconcile(j.reconcileInterval(), Duration.ZERO, 37))
+                .withScanner(s -> s.withLead(Duration.ZERO));
         engine = new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),

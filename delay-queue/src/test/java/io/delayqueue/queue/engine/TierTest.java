@@ -12,6 +12,7 @@ import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.testing.ForwardingJournal;
 import io.delayqueue.queue.testing.JournalDatabase;
@@ -48,7 +49,7 @@ class TierTest {
         db = JournalDatabase.mariaDb();
         journal = new MyBatisJournal(
                 db.sessions(),
-                new MyBatisJournal.Settings(
+                JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(20), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
                 SHARDS,
                 new ManualClock(T0));
@@ -67,14 +68,13 @@ class TierTest {
 
     private DelayQueueEngine engine(
             ManualClock clock, Journal journal, Coordinator coordinator, RecordingDispatcher dispatcher, int pageSize) {
-        EngineConfig config = EngineConfig.builder()
-                .shards(SHARDS)
-                .redisPrefix(redis.prefix())
-                .defaultDispatcher(dispatcher.name())
-                .tierHorizon(Duration.ofHours(1))
-                .restorePageSize(pageSize)
-                .scanLead(Duration.ZERO)
-                .build();
+        EngineConfig config = EngineConfig.DEFAULTS
+                .withShards(SHARDS)
+                .withRedisPrefix(redis.prefix())
+                .withDispatch(d -> d.withDefaultDispatcher(dispatcher.name()))
+                .withTier(t -> new TierSettings(Duration.ofHours(1)))
+                .withJournal(j -> j.withReconcile(j.reconcileInterval(), j.reconcileGrace(), pageSize))
+                .withScanner(s -> s.withLead(Duration.ZERO));
         DelayQueueEngine engine = new DelayQueueEngine(
                 config, redis.store(SHARDS, config.retention()), List.of(dispatcher), coordinator, journal, clock);
         engines.add(engine);

@@ -7,6 +7,7 @@ import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalListener;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.PurgedRows;
 import io.delayqueue.queue.journal.Transition;
 import java.net.InetAddress;
@@ -73,17 +74,8 @@ public final class MyBatisJournal implements Journal {
     private final GroupCommitWriter writer;
     private final JournalReads reads;
 
-    /** Settings of the writer. */
-    public record Settings(
-            JournalMode mode,
-            Duration lag,
-            int maxRowsPerCommit,
-            Duration commitTimeout,
-            int queueCapacity,
-            int createWriters) {}
-
     /** @param shards the queue's shard count ({@code delay.shards}): each row records its job's shard */
-    public MyBatisJournal(SqlSessionFactory sessions, Settings settings, int shards, Clock clock) {
+    public MyBatisJournal(SqlSessionFactory sessions, JournalSettings settings, int shards, Clock clock) {
         if (settings.mode() == JournalMode.OFF) {
             throw new IllegalArgumentException("journal mode off needs no MyBatisJournal; use Journal.NONE");
         }

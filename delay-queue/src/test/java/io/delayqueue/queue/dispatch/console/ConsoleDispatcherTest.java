@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayqueue.queue.dispatch.http.HttpCallbackDispatcher;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
-import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.DispatchSettings;
 import org.junit.jupiter.api.Test;
 
 class ConsoleDispatcherTest {
 
     @Test
     void engine_default_dispatcher_is_the_console_adapter() {
-        assertThat(EngineConfig.DEFAULT_DISPATCHER).isEqualTo(ConsoleDispatcher.NAME);
-        assertThat(new ConsoleDispatcher(System.out).name()).isEqualTo(EngineConfig.DEFAULT_DISPATCHER);
+        assertThat(DispatchSettings.DEFAULT_DISPATCHER).isEqualTo(ConsoleDispatcher.NAME);
+        assertThat(new ConsoleDispatcher(System.out).name()).isEqualTo(DispatchSettings.DEFAULT_DISPATCHER);
     }
 
     @Test

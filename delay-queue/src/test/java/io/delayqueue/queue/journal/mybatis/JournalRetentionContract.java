@@ -6,6 +6,7 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.PurgedRows;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.testing.JournalDatabase;
@@ -55,7 +56,7 @@ abstract class JournalRetentionContract {
         clock = new ManualClock(T0);
         journal = new MyBatisJournal(
                 db.sessions(),
-                new MyBatisJournal.Settings(
+                JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
                 SHARDS,
                 clock);
@@ -267,7 +268,7 @@ abstract class JournalRetentionContract {
         List<String> old = jobsAt(T0, 1_000, JobStatus.FINISHED);
         MyBatisJournal other = new MyBatisJournal(
                 db.sessions(),
-                new MyBatisJournal.Settings(
+                JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 1),
                 SHARDS,
                 clock);

@@ -12,6 +12,7 @@ import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
@@ -78,7 +79,7 @@ abstract class MyBatisJournalContract {
     private MyBatisJournal newJournal(JournalMode mode, Duration commitTimeout) {
         return new MyBatisJournal(
                 db.sessions(),
-                new MyBatisJournal.Settings(
+                JournalSettings.DEFAULTS.withWriter(
                         mode, Duration.ofMillis(100), 10_000, commitTimeout, 1_000_000, CREATE_WRITERS),
                 SHARDS,
                 Clock.systemUTC());
@@ -521,7 +522,7 @@ abstract class MyBatisJournalContract {
     private MyBatisJournal newJournal(Duration commitTimeout, int queueCapacity, Clock clock) {
         return new MyBatisJournal(
                 db.sessions(),
-                new MyBatisJournal.Settings(
+                JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(100), 10_000, commitTimeout, queueCapacity, CREATE_WRITERS),
                 SHARDS,
                 clock);
