@@ -25,8 +25,8 @@ import redis.clients.jedis.params.SetParams;
  * the two counters, {@link #claimIdNode} and {@link #takeEpoch}, each a single-key command. A read over several
  * commands ({@link #listDead}, {@link #stats}) may see the shard between two transitions.
  *
- * <p>Threading: one per store, stateless, used by every thread that calls the store; each command borrows its
- * own connection.
+ * <p>Threading: one per store, stateless, used by every thread that calls the store through the store's shared
+ * client.
  */
 final class PlainCommands {
     private final UnifiedJedis redis;

@@ -28,8 +28,9 @@ import redis.clients.jedis.UnifiedJedis;
  * their single runs), {@link ShardPipeline} (a script over the jobs of many shards in one round trip), {@link
  * Replies} (decoding), {@link PlainCommands} (the reads and counters that need no script) and {@link RedisFailures}.
  *
- * <p>Threading: safe for any number of threads; it holds no state but the topics met (concurrent, only
- * growing), and each call borrows its own connection.
+ * <p>Threading: as safe for concurrent callers as {@code redis} is ({@code JedisPooled} and {@code JedisCluster}
+ * are: each command takes a pooled connection); its only state is the topics met of {@link ShardKeys}
+ * (concurrent, only growing) and the scripts' listener (volatile).
  */
 public final class RedisJobStore implements JobStore {
     private static final int PURGE_PER_MOVE = 200;

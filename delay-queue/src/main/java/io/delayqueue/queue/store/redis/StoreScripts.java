@@ -13,7 +13,7 @@ import redis.clients.jedis.UnifiedJedis;
  * the state machine; their names are the operations a {@link StoreListener} hears.
  *
  * <p>Threading: one per store, used by every thread that calls the store; the scripts are immutable but for
- * their listener (a volatile field), and each run borrows its own connection from {@code redis}.
+ * their listener (a volatile field), and {@code redis} is the store's shared client.
  */
 final class StoreScripts {
     final LuaScript push = LuaScript.load("push");
