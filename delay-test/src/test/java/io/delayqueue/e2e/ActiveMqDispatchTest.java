@@ -10,8 +10,8 @@ import io.delayqueue.e2e.support.Deliveries;
 import io.delayqueue.e2e.support.EmbeddedActiveMq;
 import io.delayqueue.e2e.support.RecordingJournal;
 import io.delayqueue.e2e.support.RecordingJournalConfig;
+import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.StaticResources;
-import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.sample.SampleConsumer;
 import io.delayqueue.sample.SampleConsumer.Delivery;
@@ -39,7 +39,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * The service dispatching to a real ActiveMQ broker (an embedded {@code BrokerService} with a TCP
  * connector and a KahaDB store), received by the sample consumer, pushed by the sample pusher.
  */
-@ExtendWith({TestRedis.Cleanup.class, StaticResources.class})
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -52,13 +52,13 @@ import org.springframework.test.context.DynamicPropertySource;
 @Import(RecordingJournalConfig.class)
 @DirtiesContext
 class ActiveMqDispatchTest {
-    static final String PREFIX = TestRedis.uniquePrefix("activemq");
+    static final ServiceStores STORES = ServiceStores.redisOnly("activemq");
     static final EmbeddedActiveMq BROKER = EmbeddedActiveMq.started();
     private static final int JOBS = 1000;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
+        STORES.register(registry);
         registry.add("delay.activemq.url", BROKER::url);
     }
 

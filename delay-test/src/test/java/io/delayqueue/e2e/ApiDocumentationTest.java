@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.StaticResources;
 import java.lang.reflect.Parameter;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +29,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * {@code /v3/api-docs} describes every endpoint the service's controllers map, as the running service maps them:
  * its parameters, the push bodies, the error envelope and the token. It stays readable when a token is set.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -37,13 +37,11 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @DirtiesContext
 class ApiDocumentationTest {
     static final String TOKEN = "docs-secret";
-    static final String PREFIX = TestRedis.uniquePrefix("apidocs");
-    static final String DATABASE = TestDatabase.uniqueName("apidocs");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("apidocs");
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort

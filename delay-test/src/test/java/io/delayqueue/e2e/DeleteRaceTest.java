@@ -7,8 +7,8 @@ import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
@@ -47,7 +47,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * up over the whole run. A quarter of the deletes go over HTTP ({@code DELETE /jobs/{id}} and {@code GET
  * /delete}), the rest call the engine bean directly, which is cheap enough to keep every delete on time.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -55,8 +55,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @Import(RecordingDispatcherConfig.class)
 @DirtiesContext
 class DeleteRaceTest {
-    static final String PREFIX = TestRedis.uniquePrefix("race");
-    static final String DATABASE = TestDatabase.uniqueName("race");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("race");
     private static final String TOPIC = "e2e.race";
     private static final int ROUNDS = 10;
     private static final int PER_ROUND = 1000;
@@ -67,8 +66,7 @@ class DeleteRaceTest {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort

@@ -11,8 +11,8 @@ import io.delayqueue.e2e.support.CallbackServer;
 import io.delayqueue.e2e.support.CallbackServer.Call;
 import io.delayqueue.e2e.support.RecordingJournal;
 import io.delayqueue.e2e.support.RecordingJournalConfig;
+import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.StaticResources;
-import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.journal.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +35,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * follow the ladder, a job that never gets a 2xx ends DEAD after its max attempts, and the dead-letter
  * API lists it and brings it back.
  */
-@ExtendWith({TestRedis.Cleanup.class, StaticResources.class})
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -50,12 +50,12 @@ import org.springframework.test.context.DynamicPropertySource;
 @Import(RecordingJournalConfig.class)
 @DirtiesContext
 class HttpCallbackDispatchTest {
-    static final String PREFIX = TestRedis.uniquePrefix("callback");
+    static final ServiceStores STORES = ServiceStores.redisOnly("callback");
     static final CallbackServer CALLBACKS = CallbackServer.started();
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
+        STORES.register(registry);
     }
 
     @LocalServerPort

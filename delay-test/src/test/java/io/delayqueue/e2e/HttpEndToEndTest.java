@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
 import java.time.Duration;
@@ -35,7 +35,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /** The service as a client sees it: jobs pushed over HTTP come back through a dispatcher at their due time. */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -43,8 +43,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @Import(RecordingDispatcherConfig.class)
 @DirtiesContext
 class HttpEndToEndTest {
-    static final String PREFIX = TestRedis.uniquePrefix("http");
-    static final String DATABASE = TestDatabase.uniqueName("http");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("http");
     private static final String TOPIC = "e2e.http";
     private static final int JOBS = 1000;
     private static final int MAX_DELAY_MS = 3000;
@@ -53,8 +52,7 @@ class HttpEndToEndTest {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort

@@ -8,8 +8,8 @@ import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.FreePorts;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,7 +37,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * {@code /actuator/prometheus} counts what happens to jobs per topic, with the topic labels bounded, and exports
  * every metric the Grafana dashboard in {@code delay-core/grafana} queries.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+@ExtendWith(StaticResources.class)
 @AutoConfigureObservability(tracing = false) // a Boot test turns metrics export off unless asked
 @SpringBootTest(
         classes = DelayQueueApplication.class,
@@ -52,8 +52,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @Import(RecordingDispatcherConfig.class)
 @DirtiesContext
 class MetricsTest {
-    static final String PREFIX = TestRedis.uniquePrefix("metrics");
-    static final String DATABASE = TestDatabase.uniqueName("metrics");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("metrics");
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Path DASHBOARD = Path.of("..", "delay-core", "grafana", "delay-queue.json");
     /** A metric name in PromQL: an identifier followed by a label matcher, a range or the end of a term. */
@@ -61,8 +60,7 @@ class MetricsTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +27,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * status}, {@code ttl}, {@code createTime}), {@code /delete?jobId=}, {@code /reStoreJob?JobId=}, {@code
  * /reStore?expire=true} and {@code /clearAll}. Everything else stays strict.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -35,8 +35,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @Import(RecordingDispatcherConfig.class)
 @DirtiesContext
 class MykitCompatibilityTest {
-    static final String PREFIX = TestRedis.uniquePrefix("mykit");
-    static final String DATABASE = TestDatabase.uniqueName("mykit");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("mykit");
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     /** mykit-delay's README example, as printed there (a quote is missing before ttl). */
@@ -48,8 +47,7 @@ class MykitCompatibilityTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort
@@ -124,6 +122,6 @@ class MykitCompatibilityTest {
     }
 
     private static List<String> journaledIds() {
-        return TestDatabase.queryStrings(DATABASE, "SELECT id FROM delay_queue_job");
+        return STORES.journal().queryStrings("SELECT id FROM delay_queue_job");
     }
 }

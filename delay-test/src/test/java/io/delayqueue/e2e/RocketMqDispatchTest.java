@@ -11,8 +11,8 @@ import io.delayqueue.e2e.support.EmbeddedRocketMq;
 import io.delayqueue.e2e.support.HungServer;
 import io.delayqueue.e2e.support.RecordingJournal;
 import io.delayqueue.e2e.support.RecordingJournalConfig;
+import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.StaticResources;
-import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.sample.SampleConsumer;
 import io.delayqueue.sample.SampleConsumer.Delivery;
@@ -45,7 +45,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * the last test shows that it does not hold up the RocketMQ topics. The in-flight limits are small here
  * ({@code max-in-flight} 600), so that a hung broker could take all of them if nothing stopped it.
  */
-@ExtendWith({TestRedis.Cleanup.class, StaticResources.class})
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -65,7 +65,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @DirtiesContext
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RocketMqDispatchTest {
-    static final String PREFIX = TestRedis.uniquePrefix("rocketmq");
+    static final ServiceStores STORES = ServiceStores.redisOnly("rocketmq");
     static final EmbeddedRocketMq ROCKETMQ = EmbeddedRocketMq.started();
     static final HungServer HUNG_ACTIVEMQ = HungServer.started();
     private static final int JOBS = 1000;
@@ -78,7 +78,7 @@ class RocketMqDispatchTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
+        STORES.register(registry);
         registry.add("delay.rocketmq.namesrv", ROCKETMQ::namesrv);
         registry.add("delay.activemq.url", () -> "tcp://127.0.0.1:" + HUNG_ACTIVEMQ.port());
     }

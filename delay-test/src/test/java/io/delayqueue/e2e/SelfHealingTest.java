@@ -8,12 +8,14 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.e2e.support.TcpProxy;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
+import io.delayqueue.queue.testing.RedisFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -41,7 +43,7 @@ import redis.clients.jedis.Jedis;
  * MariaDB becomes unreachable pushes are refused with 503 (never accepted without their row) until it is
  * back. The service reaches MariaDB through a {@link TcpProxy} the test can cut.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TcpProxy.Cleanup.class, TestRedis.Cleanup.class})
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -56,16 +58,15 @@ import redis.clients.jedis.Jedis;
 @Import(RecordingDispatcherConfig.class)
 @DirtiesContext
 class SelfHealingTest {
-    static final String PREFIX = TestRedis.uniquePrefix("heal");
-    static final String DATABASE = TestDatabase.uniqueName("heal");
-    static final TcpProxy PROXY = new TcpProxy(TestDatabase.HOST, TestDatabase.PORT);
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("heal");
+    static final TcpProxy PROXY = new TcpProxy(JournalDatabase.MARIADB_HOST, JournalDatabase.MARIADB_PORT);
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final long GRACE_MS = 500;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE, PROXY.port());
+        STORES.register(registry);
+        registry.add("spring.datasource.url", () -> STORES.journal().jdbcUrl(PROXY.port()));
     }
 
     @LocalServerPort
@@ -90,8 +91,8 @@ class SelfHealingTest {
         String id = pushed.data().asText();
         long executeAt =
                 api.get("/jobs/" + id).data().path("job").path("executeAt").asLong();
-        String tag = "{" + PREFIX + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}";
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+        String tag = "{" + STORES.prefix() + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}";
+        try (Jedis jedis = new Jedis(RedisFixture.HOST, RedisFixture.PORT)) {
             long removedFromPool = jedis.hdel(tag + ":pool", id);
             long removedFromBucket = jedis.zrem(tag + ":bucket", id);
             assertThat(removedFromPool + removedFromBucket)
@@ -199,7 +200,7 @@ class SelfHealingTest {
                 .allSatisfy(o -> assertThat(o.message()).contains("journal"));
 
         Set<String> inRedis = idsInRedis();
-        Set<String> rows = new HashSet<>(TestDatabase.queryStrings(DATABASE, "SELECT id FROM delay_queue_job"));
+        Set<String> rows = new HashSet<>(STORES.journal().queryStrings("SELECT id FROM delay_queue_job"));
         Set<String> accepted = new HashSet<>();
         Set<String> refused = new HashSet<>();
         for (Outcome o : all) {
@@ -234,8 +235,7 @@ class SelfHealingTest {
             assertThat(r.status()).as("push while reconnecting: %s", r).isIn(503, 504);
             return false;
         });
-        assertThat(TestDatabase.queryLong(
-                        DATABASE, "SELECT COUNT(*) FROM delay_queue_job WHERE id = '" + recovered[0] + "'"))
+        assertThat(STORES.journal().queryLong("SELECT COUNT(*) FROM delay_queue_job WHERE id = '" + recovered[0] + "'"))
                 .isEqualTo(1);
         assertThat(idsInRedis()).contains(recovered[0]);
         List<Outcome> more = new ArrayList<>();
@@ -250,9 +250,9 @@ class SelfHealingTest {
 
     private Set<String> idsInRedis() {
         Set<String> ids = new HashSet<>();
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+        try (Jedis jedis = new Jedis(RedisFixture.HOST, RedisFixture.PORT)) {
             for (int s = 0; s < engineConfig.shards(); s++) {
-                ids.addAll(jedis.hkeys("{" + PREFIX + ":" + s + "}:pool"));
+                ids.addAll(jedis.hkeys("{" + STORES.prefix() + ":" + s + "}:pool"));
             }
         }
         return ids;

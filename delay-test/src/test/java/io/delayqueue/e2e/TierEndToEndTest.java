@@ -8,11 +8,12 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
+import io.delayqueue.queue.testing.RedisFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,7 +37,7 @@ import redis.clients.jedis.Jedis;
  * tier, and each is loaded ahead of its due time and delivered on time, once; a far job deleted while only the
  * journal holds it is never delivered.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -44,16 +45,14 @@ import redis.clients.jedis.Jedis;
 @Import(RecordingDispatcherConfig.class)
 @DirtiesContext
 class TierEndToEndTest {
-    static final String PREFIX = TestRedis.uniquePrefix("tier");
-    static final String DATABASE = TestDatabase.uniqueName("tier");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("tier");
     private static final String TOPIC = "e2e.tier";
     private static final int JOBS = 200;
     private static final long DELAY_MS = 8_000;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort
@@ -141,8 +140,8 @@ class TierEndToEndTest {
     }
 
     private boolean inRedis(String id) {
-        String pool = "{" + PREFIX + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}:pool";
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+        String pool = "{" + STORES.prefix() + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}:pool";
+        try (Jedis jedis = new Jedis(RedisFixture.HOST, RedisFixture.PORT)) {
             return jedis.hexists(pool, id);
         }
     }

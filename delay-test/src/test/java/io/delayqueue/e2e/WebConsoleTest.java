@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -47,7 +47,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * and delivered, looks it up with its history, deletes another, and requeues a dead letter. Screenshots go to
  * {@code target/screenshots/}.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+@ExtendWith(StaticResources.class)
 @SpringBootTest(
         classes = DelayQueueApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -61,8 +61,7 @@ import org.springframework.test.context.DynamicPropertySource;
 class WebConsoleTest {
     static final String TOKEN = "console-secret";
     static final String PULL_TOPIC = "console.pull";
-    static final String PREFIX = TestRedis.uniquePrefix("console");
-    static final String DATABASE = TestDatabase.uniqueName("console");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("console");
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
@@ -70,8 +69,7 @@ class WebConsoleTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort
