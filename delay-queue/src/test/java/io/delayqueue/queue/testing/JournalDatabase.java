@@ -184,11 +184,6 @@ public final class JournalDatabase implements AutoCloseable {
         return gate;
     }
 
-    /** A MyBatis session factory over the gated data source, with JDBC transactions, as the service configures it. */
-    public SqlSessionFactory sessions() {
-        return sessions(gate);
-    }
-
     /** The JDBC URL of this MariaDB database, as a service is configured for it. */
     public String jdbcUrl() {
         return jdbcUrl(MARIADB_PORT);
