@@ -3,21 +3,17 @@ package io.delayqueue.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.ServiceStores;
-import io.delayqueue.e2e.support.StaticResources;
+import io.delayqueue.e2e.support.ServiceTest;
 import java.lang.reflect.Parameter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -29,12 +25,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * {@code /v3/api-docs} describes every endpoint the service's controllers map, as the running service maps them:
  * its parameters, the push bodies, the error envelope and the token. It stays readable when a token is set.
  */
-@ExtendWith(StaticResources.class)
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "delay.security.token=" + ApiDocumentationTest.TOKEN)
-@DirtiesContext
+@ServiceTest(properties = "delay.security.token=" + ApiDocumentationTest.TOKEN)
 class ApiDocumentationTest {
     static final String TOKEN = "docs-secret";
     static final ServiceStores STORES = ServiceStores.redisAndJournal("apidocs");

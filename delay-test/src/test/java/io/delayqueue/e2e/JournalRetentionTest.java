@@ -3,11 +3,10 @@ package io.delayqueue.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
-import io.delayqueue.e2e.support.StaticResources;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
 import java.util.Map;
@@ -15,13 +14,10 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -30,11 +26,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * leave the journal (and the database) by themselves, a pending one stays, and {@code /actuator/prometheus}
  * counts the rows per table.
  */
-@ExtendWith(StaticResources.class)
 @AutoConfigureObservability(tracing = false)
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.retention=200ms",
@@ -43,7 +36,6 @@ import org.springframework.test.context.DynamicPropertySource;
             "delay.journal.purge-batch-size=1"
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class JournalRetentionTest {
     static final ServiceStores STORES = ServiceStores.redisAndJournal("retention");
     private static final Duration WAIT = Duration.ofSeconds(30);

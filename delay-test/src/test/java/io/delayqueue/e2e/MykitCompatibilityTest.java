@@ -3,22 +3,18 @@ package io.delayqueue.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
-import io.delayqueue.e2e.support.StaticResources;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -27,13 +23,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * status}, {@code ttl}, {@code createTime}), {@code /delete?jobId=}, {@code /reStoreJob?JobId=}, {@code
  * /reStore?expire=true} and {@code /clearAll}. Everything else stays strict.
  */
-@ExtendWith(StaticResources.class)
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "delay.dispatch.default=" + RecordingDispatcher.NAME)
+@ServiceTest(properties = "delay.dispatch.default=" + RecordingDispatcher.NAME)
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class MykitCompatibilityTest {
     static final ServiceStores STORES = ServiceStores.redisAndJournal("mykit");
     private static final Duration WAIT = Duration.ofSeconds(30);

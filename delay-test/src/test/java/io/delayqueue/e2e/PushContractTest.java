@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobIds;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
-import io.delayqueue.e2e.support.StaticResources;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.e2e.support.TcpProxy;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.testing.JournalDatabase;
@@ -34,12 +33,9 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import redis.clients.jedis.Jedis;
@@ -52,10 +48,7 @@ import redis.clients.jedis.Jedis;
  * MariaDB is frozen by a table lock the test holds; Redis is reached through a {@link TcpProxy} that the test cuts.
  * The journal and Redis are read directly, not through the service.
  */
-@ExtendWith(StaticResources.class)
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.journal.reconcile-interval=200ms",
@@ -64,7 +57,6 @@ import redis.clients.jedis.Jedis;
             "delay.redis.timeout=1s"
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class PushContractTest {
     static final long COMMIT_TIMEOUT_MS = 2_000;
     /**

@@ -5,11 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.common.JobIds;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
-import io.delayqueue.e2e.support.StaticResources;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
@@ -25,12 +24,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import redis.clients.jedis.Jedis;
@@ -40,10 +36,7 @@ import redis.clients.jedis.Jedis;
  * never a deleted or cleared one, and running it again changes nothing. Each test leaves its jobs in a
  * final state, so that the counts a restore reports belong to the test that asks.
  */
-@ExtendWith(StaticResources.class)
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.dispatch.topics." + RestoreTest.PULL + "=pull",
@@ -53,7 +46,6 @@ import redis.clients.jedis.Jedis;
             "delay.tier.horizon=0"
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class RestoreTest {
     static final ServiceStores STORES = ServiceStores.redisAndJournal("restore");
     static final String PULL = "e2erestorepull";

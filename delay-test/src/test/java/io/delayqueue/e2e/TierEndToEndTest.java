@@ -5,11 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.common.JobIds;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
-import io.delayqueue.e2e.support.StaticResources;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
@@ -21,12 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import redis.clients.jedis.Jedis;
@@ -37,13 +33,8 @@ import redis.clients.jedis.Jedis;
  * tier, and each is loaded ahead of its due time and delivered on time, once; a far job deleted while only the
  * journal holds it is never delivered.
  */
-@ExtendWith(StaticResources.class)
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"delay.dispatch.default=" + RecordingDispatcher.NAME, "delay.tier.horizon=2s"})
+@ServiceTest(properties = {"delay.dispatch.default=" + RecordingDispatcher.NAME, "delay.tier.horizon=2s"})
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class TierEndToEndTest {
     static final ServiceStores STORES = ServiceStores.redisAndJournal("tier");
     private static final String TOPIC = "e2e.tier";
