@@ -18,7 +18,7 @@ import java.util.UUID;
  * dropped at the end.
  */
 final class BenchDatabase implements AutoCloseable {
-    /** MariaDB's own driver, as the README recommends for MariaDB (its bulk protocol for group commits). */
+    /** MariaDB's own driver, as docs/configuration.md recommends for MariaDB (its bulk protocol for group commits). */
     static final String SERVER_URL = "jdbc:mariadb://127.0.0.1:3306/";
 
     static final String USER = "root";

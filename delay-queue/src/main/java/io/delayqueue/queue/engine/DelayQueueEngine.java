@@ -2,26 +2,18 @@ package io.delayqueue.queue.engine;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
-import io.delayqueue.common.JobIds;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.coordination.WakeUpChannel;
 import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.journal.Journal;
-import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.store.JobStore;
 import java.time.Clock;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The delay queue: accepts jobs, runs one {@link ShardScanner} per owned shard that hands due jobs over at
@@ -33,40 +25,24 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A facade: the work is done by package-private collaborators: {@link PushPath} (combined, journal-first
  * pushes), {@link DueJobMover} (scanners, owner epochs, hand-over), {@link DispatchPipeline} (sends and their
- * acknowledgements), {@link PullWaiters} (pull consumers), {@link DeadLetters} and {@link Maintenance} (deletes,
- * restores, clearAll, reconciler and purge timers, stats), {@link PullPath} (reservations and finishes). This class keeps the public API and its contracts,
- * the argument checks, the wiring of the collaborators and the lifecycle (the order of start and close). It is
- * longer than the house guide of about 350 lines because of those contracts and that wiring (moving the wiring to
- * a builder of its own is left for later).
+ * acknowledgements), {@link PullWaiters} (pull consumers), {@link PullPath} (reservations and finishes), {@link
+ * DeadLetters}, {@link Maintenance} (deletes, clearAll), {@link JournalRestorer} (restores), {@link
+ * StatsCollector} (stats) and {@link JournalTimers} (the reconciler and journal retention). {@link EngineParts}
+ * constructs them and starts and stops them in order. This class keeps the public API and its contracts, the
+ * argument checks and the lifecycle's state. Thread-safe: the API is called on the callers' threads; the engine's
+ * own threads are those {@link EngineParts} starts.
  */
 public final class DelayQueueEngine implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(DelayQueueEngine.class);
-
     private enum State {
         LATENT,
         STARTED,
         CLOSED
     }
 
+    private final EngineParts parts;
     private final EngineConfig config;
     private final JobStore store;
-    private final Coordinator coordinator;
-    private final WakeUpChannel wakeUps;
     private final Journal journal;
-    private final Clock clock;
-    private final TopicRoutes routes;
-    private final JobFactory jobFactory;
-    private final DispatchPipeline pipeline;
-    private final PullWaiters pullWaiters;
-    private final DeadLetters deadLetters;
-    private final LatenessRecorder lateness = new LatenessRecorder(LatenessRecorder.DEFAULT_WINDOW);
-    private volatile EngineListener listener = EngineListener.NONE;
-    private final PushPath pushPath;
-    private final PullPath pullPath;
-    private final DueJobMover mover;
-    private final Maintenance maintenance;
-    /** Loads far jobs from the journal ahead of time; {@code null} when every job is kept in Redis. */
-    private final TierLoader tierLoader;
 
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
@@ -93,111 +69,10 @@ public final class DelayQueueEngine implements AutoCloseable {
             Journal journal,
             Clock clock,
             WakeUpChannel wakeUps) {
-        if (store.shards() != config.shards()) {
-            throw new IllegalArgumentException(
-                    "store has " + store.shards() + " shards, configuration " + config.shards());
-        }
+        this.parts = new EngineParts(config, store, dispatchers, coordinator, journal, clock, wakeUps);
         this.config = config;
         this.store = store;
-        this.coordinator = coordinator;
-        this.wakeUps = wakeUps;
         this.journal = journal;
-        this.clock = clock;
-        this.routes = new TopicRoutes(config.defaultDispatcher(), config.topicDispatchers());
-        Map<String, Dispatcher> byName = new HashMap<>();
-        for (Dispatcher d : dispatchers) {
-            if (byName.put(d.name(), d) != null) {
-                throw new IllegalArgumentException("two dispatchers are named " + d.name());
-            }
-        }
-        for (String name : routes.pushDispatchers()) {
-            if (!byName.containsKey(name)) {
-                throw new IllegalArgumentException("topics are routed to dispatcher '" + name
-                        + "', which does not exist (known: " + new TreeMap<>(byName).keySet()
-                        + ", pull; rocketmq needs delay.rocketmq.namesrv, activemq needs delay.activemq.url)");
-            }
-        }
-        Set<String> urlDispatchers = new HashSet<>();
-        for (Dispatcher d : dispatchers) {
-            if (d.needsUrl()) {
-                urlDispatchers.add(d.name());
-            }
-        }
-        this.jobFactory = new JobFactory(config, store::claimIdNode, urlDispatchers);
-        this.pipeline = new DispatchPipeline(
-                store, routes, byName, config, journal, clock, this::onScheduled, new CurrentListener());
-        this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
-        this.pullPath = new PullPath(config, store, journal, clock, pipeline);
-        this.pullWaiters =
-                new PullWaiters(pullPath::tryReserve, config.pullRecheck().toMillis());
-        JournalRestorer restorer =
-                new JournalRestorer(journal, store, clock, config.restorePageSize(), this::onScheduled);
-        JournalPurger purger = new JournalPurger(
-                journal,
-                coordinator,
-                clock,
-                config.journalRetention(),
-                config.purgeBatchSize(),
-                config.purgePause(),
-                Thread::sleep,
-                System::nanoTime,
-                new CurrentListener());
-        this.mover = new DueJobMover(
-                config,
-                store,
-                coordinator,
-                wakeUps,
-                journal,
-                clock,
-                routes,
-                pipeline,
-                pullWaiters,
-                lateness,
-                () -> listener);
-        // far jobs are journaled only: that needs a push answered once its row is committed (the admit after the
-        // commit is what closes the race with the loader), so only the sync journal tiers
-        this.tierLoader = config.tierHorizon().isZero() || journal.mode() != JournalMode.SYNC
-                ? null
-                : new TierLoader(
-                        journal,
-                        store,
-                        coordinator,
-                        clock,
-                        config.tierHorizon().toMillis(),
-                        config.restorePageSize(),
-                        config.shards(),
-                        mover,
-                        this::onScheduled);
-        this.pushPath =
-                new PushPath(config, store, journal, clock, jobFactory, tierLoader, () -> listener, this::onScheduled);
-        Reconciler reconciler = new Reconciler(
-                journal,
-                store,
-                coordinator,
-                restorer,
-                clock,
-                config.reconcileGrace().toMillis(),
-                config.restorePageSize(),
-                config.shards(),
-                this::onScheduled,
-                new CurrentListener(),
-                pushPath::readmit);
-        this.maintenance = new Maintenance(
-                config,
-                store,
-                journal,
-                coordinator,
-                clock,
-                restorer,
-                reconciler,
-                purger,
-                tierLoader,
-                pushPath,
-                pipeline,
-                pullWaiters,
-                lateness,
-                this::onScheduled,
-                () -> listener);
     }
 
     public EngineConfig config() {
@@ -206,51 +81,23 @@ public final class DelayQueueEngine implements AutoCloseable {
 
     /** Sends in flight per dispatcher name, now (dispatchers with none are left out). */
     public Map<String, Integer> inFlightByDispatcher() {
-        return pipeline.lanes().inFlightByDispatcher();
+        return parts.pipeline.lanes().inFlightByDispatcher();
     }
 
     /** The in-flight limits below the global one, for tests. */
     DispatchLanes dispatchLanes() {
-        return pipeline.lanes();
+        return parts.pipeline.lanes();
     }
 
     /** The dead letters: list them per topic, requeue them. */
     public DeadLetters deadLetters() {
         ensureOpen();
-        return deadLetters;
-    }
-
-    /** Hands each event to the listener set now (the pipeline is made before one is set). */
-    private final class CurrentListener implements EngineListener {
-        @Override
-        public void sendFailed(String topic) {
-            listener.sendFailed(topic);
-        }
-
-        @Override
-        public void retried(String topic) {
-            listener.retried(topic);
-        }
-
-        @Override
-        public void dead(String topic) {
-            listener.dead(topic);
-        }
-
-        @Override
-        public void deleted(String topic) {
-            listener.deleted(topic);
-        }
-
-        @Override
-        public void journalPurged(int jobRows, int logRows) {
-            listener.journalPurged(jobRows, logRows);
-        }
+        return parts.deadLetters;
     }
 
     /** Who hears what happens to jobs (metrics), from now on. */
     public void setListener(EngineListener listener) {
-        this.listener = listener == null ? EngineListener.NONE : listener;
+        parts.setListener(listener);
     }
 
     /** Starts the coordinator and one scanner thread per shard. */
@@ -258,34 +105,7 @@ public final class DelayQueueEngine implements AutoCloseable {
         if (!state.compareAndSet(State.LATENT, State.STARTED)) {
             throw new IllegalStateException("engine can only be started once");
         }
-        log.info(
-                "delay-queue engine starting: {} shards, default dispatcher {}, routes {}, journal {} (final jobs"
-                        + " kept {}), role {}; in flight at most {} in all, {} per dispatcher, {} per topic",
-                config.shards(),
-                config.defaultDispatcher(),
-                config.topicDispatchers(),
-                journal.mode(),
-                config.journalRetention().isZero() ? "forever" : config.journalRetention(),
-                coordinator.role(),
-                config.maxInFlight(),
-                pipeline.lanes().perDispatcher(),
-                pipeline.lanes().perTopic());
-        wakeUps.start(new RemoteWakeUps());
-        coordinator.start(this::ownershipChanged);
-        mover.startScanners();
-        if (tierLoader != null) {
-            log.info(
-                    "tiers: jobs due beyond {} ms live in the journal and are loaded every {} ms",
-                    tierLoader.horizonMs(),
-                    tierLoader.sleepMs());
-            Thread loader = new Thread(tierLoader, "delay-tier-loader");
-            loader.setDaemon(true);
-            loader.start();
-            Thread backfill = new Thread(tierLoader::assignMissingShards, "delay-tier-backfill");
-            backfill.setDaemon(true);
-            backfill.start();
-        }
-        maintenance.startTimers(this::isRunning);
+        parts.start(this::isRunning);
     }
 
     /**
@@ -294,7 +114,7 @@ public final class DelayQueueEngine implements AutoCloseable {
      * deleted from the journal with their history, batch by batch, when this instance owns shard 0.
      */
     public PurgeReport purgeJournalNow() {
-        return maintenance.purgeJournalNow(() -> state.get() != State.CLOSED);
+        return parts.journalTimers.purgeJournalNow(() -> state.get() != State.CLOSED);
     }
 
     /**
@@ -304,17 +124,17 @@ public final class DelayQueueEngine implements AutoCloseable {
      * @return jobs loaded
      */
     public int loadTierNow() {
-        return tierLoader == null ? 0 : tierLoader.loadOwnedShards();
+        return parts.tierLoader == null ? 0 : parts.tierLoader.loadOwnedShards();
     }
 
     /** Whether far jobs are kept in the journal only: a horizon, and a sync journal. */
     public boolean tiered() {
-        return tierLoader != null;
+        return parts.tierLoader != null;
     }
 
     /** One reconciler pass by hand (a started engine runs them every reconcile interval). */
     public long reconcileNow() {
-        return maintenance.reconcileNow();
+        return parts.journalTimers.reconcileNow();
     }
 
     public boolean isRunning() {
@@ -327,7 +147,7 @@ public final class DelayQueueEngine implements AutoCloseable {
     public PushResult push(PushRequest request) {
         return timed(() -> {
                     ensureOpen();
-                    return pushPath.pushAll(List.of(request), "");
+                    return parts.pushPath.pushAll(List.of(request), "");
                 })
                 .get(0);
     }
@@ -343,7 +163,7 @@ public final class DelayQueueEngine implements AutoCloseable {
         }
         return timed(() -> {
             ensureOpen();
-            return pushPath.pushAll(requests, null);
+            return parts.pushPath.pushAll(requests, null);
         });
     }
 
@@ -356,13 +176,8 @@ public final class DelayQueueEngine implements AutoCloseable {
             succeeded = true;
             return results;
         } finally {
-            listener.pushAnswered(System.nanoTime() - started, succeeded);
+            parts.listener().pushAnswered(System.nanoTime() - started, succeeded);
         }
-    }
-
-    /** A job landed in the store (restored). */
-    private void onScheduled(Job job) {
-        onScheduled(JobIds.shardOf(job.id(), config.shards()), job.executeAt());
     }
 
     // ---- pull ----
@@ -376,17 +191,17 @@ public final class DelayQueueEngine implements AutoCloseable {
         if (topic == null || !JobFactory.TOPIC.matcher(topic).matches()) {
             throw new DelayQueueException.InvalidField("topic", "must match [A-Za-z0-9._-]{1,64}");
         }
-        if (!routes.isPull(topic)) {
+        if (!parts.routes.isPull(topic)) {
             throw new DelayQueueException.InvalidField(
                     "topic",
-                    topic + " is not a pull topic (it is dispatched to '" + routes.dispatcherOf(topic)
+                    topic + " is not a pull topic (it is dispatched to '" + parts.routes.dispatcherOf(topic)
                             + "'); set delay.dispatch.topics." + topic + "=pull");
         }
         long max = config.maxPollTimeout().toMillis();
         if (timeoutMs < 0 || timeoutMs > max) {
             throw new DelayQueueException.InvalidField("timeout", "must be between 0 and " + max + " ms");
         }
-        return pullWaiters.await(topic, timeoutMs);
+        return parts.pullWaiters.await(topic, timeoutMs);
     }
 
     /** Acknowledges a reserved job in whichever attempt it is. Finishing a finished job again is fine. */
@@ -409,7 +224,7 @@ public final class DelayQueueEngine implements AutoCloseable {
         if (attempts != null && attempts < 0) {
             throw new DelayQueueException.InvalidField("attempts", "must be at least 0");
         }
-        pullPath.finish(id, attempts);
+        parts.pullPath.finish(id, attempts);
     }
 
     // ---- delete, look-up ----
@@ -429,7 +244,7 @@ public final class DelayQueueEngine implements AutoCloseable {
     public void delete(String id) {
         ensureOpen();
         requireId(id);
-        maintenance.delete(id);
+        parts.maintenance.delete(id);
     }
 
     /**
@@ -468,14 +283,14 @@ public final class DelayQueueEngine implements AutoCloseable {
      */
     public RestoreReport restore(boolean expire) {
         ensureOpen();
-        return maintenance.restore(expire);
+        return parts.restorer.restoreUpToHorizon(expire);
     }
 
     /** Restores one job from the journal if Redis lacks it. */
     public RestoreReport restoreJob(String id) {
         ensureOpen();
         requireId(id);
-        return maintenance.restoreJob(id);
+        return parts.restorer.restoreJob(id);
     }
 
     /**
@@ -489,11 +304,11 @@ public final class DelayQueueEngine implements AutoCloseable {
      */
     public long clearAll() {
         ensureOpen();
-        return maintenance.clearAll();
+        return parts.maintenance.clearAll();
     }
 
     public EngineStats stats() {
-        return maintenance.stats();
+        return parts.stats.collect();
     }
 
     // ---- scanning ----
@@ -505,37 +320,7 @@ public final class DelayQueueEngine implements AutoCloseable {
      * @return jobs handed over (dispatched or made ready)
      */
     public int runDueJobs() {
-        return mover.runDueJobs();
-    }
-
-    /** A job of {@code shard} is due at {@code dueAt}: wakes the scanner of the shard (see {@link DueJobMover}). */
-    private void onScheduled(int shard, long dueAt) {
-        mover.onScheduled(shard, dueAt);
-    }
-
-    private void ownershipChanged() {
-        mover.wakeAllScanners();
-        if (tierLoader != null) {
-            tierLoader.wakeNow();
-        }
-    }
-
-    /** What the other instances tell this one. */
-    private final class RemoteWakeUps implements WakeUpChannel.Listener {
-        @Override
-        public void scheduled(int shard, long dueAt) {
-            mover.scheduledElsewhere(shard, dueAt);
-        }
-
-        @Override
-        public void ready(String topic) {
-            pullWaiters.signal(topic);
-        }
-
-        @Override
-        public void resynchronize() {
-            mover.wakeAllScanners();
-        }
+        return parts.mover.runDueJobs();
     }
 
     private void ensureOpen() {
@@ -561,18 +346,6 @@ public final class DelayQueueEngine implements AutoCloseable {
         if (previous == State.CLOSED) {
             return;
         }
-        mover.stopScanners();
-        maintenance.stopTimers();
-        if (tierLoader != null) {
-            tierLoader.stop();
-        }
-        // the scanners stopped: the other instances may take the shards while the sends in flight finish (they
-        // leave those jobs alone until their reservations expire)
-        coordinator.close();
-        pullWaiters.close();
-        pipeline.close(config.shutdownWait());
-        // after the sends: a retry or put-back they schedule wakes the shard's new owner
-        wakeUps.close();
-        log.info("delay-queue engine stopped");
+        parts.close();
     }
 }

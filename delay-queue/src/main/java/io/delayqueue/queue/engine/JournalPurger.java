@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>Who purges: the owner of shard 0, i.e. the standalone instance, the leader (master-slave), or in cluster
  * mode the one member that holds shard 0 now. Ownership is checked before every batch; should two instances
  * overlap during a hand-over, each batch deletes by key, guarded by status and update time, so a row goes once and
- * the other batch finds it gone. {@code DEAD} jobs are never purged: see the README.
+ * the other batch finds it gone. {@code DEAD} jobs are never purged: see docs/operating.md (Journal retention).
  *
  * <p>Threading: passes are serialized ({@code synchronized}); the engine runs them on a thread of their own,
  * apart from the reconciler, so a long pass never holds back the healing of Redis.

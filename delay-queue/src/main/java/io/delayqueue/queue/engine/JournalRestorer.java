@@ -1,10 +1,12 @@
 package io.delayqueue.queue.engine;
 
+import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.store.JobStore;
 import java.time.Clock;
@@ -20,6 +22,11 @@ import java.util.function.Consumer;
  * <p>A job the journal last saw {@code READY} or {@code RESERVED} comes back as {@code DELAY} at its due
  * time (already passed, so at once): its consumer may have had it, so this is at-least-once. A {@code DEAD}
  * job comes back to its topic's dead letters.
+ *
+ * <p>Serves the engine's restores ({@link #restoreUpToHorizon}, {@link #restoreJob}: far jobs of a tiered engine are
+ * left to the tier loader) and the {@link Reconciler}'s ({@link #restore(List, String)}). Threading: runs on the
+ * caller's thread (a restore's caller, the reconciler's timer); holds no state between calls, so restores may
+ * overlap: the push script's HSETNX lets only one of them create a job.
  */
 final class JournalRestorer {
     static final List<JobStatus> RESTORABLE =
@@ -30,13 +37,53 @@ final class JournalRestorer {
     private final Clock clock;
     private final int pageSize;
     private final Consumer<Job> onRestored;
+    /** {@code null} when every job is kept in Redis. */
+    private final TierLoader tierLoader;
 
-    JournalRestorer(Journal journal, JobStore store, Clock clock, int pageSize, Consumer<Job> onRestored) {
+    JournalRestorer(
+            Journal journal,
+            JobStore store,
+            Clock clock,
+            int pageSize,
+            Consumer<Job> onRestored,
+            TierLoader tierLoader) {
         this.journal = journal;
         this.store = store;
         this.clock = clock;
         this.pageSize = pageSize;
         this.onRestored = onRestored;
+        this.tierLoader = tierLoader;
+    }
+
+    /** {@link DelayQueueEngine#restore(boolean)}; far jobs are left to their shards' tier loaders. */
+    RestoreReport restoreUpToHorizon(boolean expire) {
+        requireJournal();
+        // far jobs stay in the journal tier: their shards' loaders bring them in ahead of time
+        long dueAtMost = tierLoader == null ? Long.MAX_VALUE : clock.millis() + tierLoader.horizonMs();
+        return restoreAll(expire, dueAtMost, "restore (expire=" + expire + ")");
+    }
+
+    /** {@link DelayQueueEngine#restoreJob(String)}. */
+    RestoreReport restoreJob(String id) {
+        requireJournal();
+        Job job = journal.find(id).orElseThrow(() -> new DelayQueueException.JobNotFound(id));
+        if (job.status().isFinal() && job.status() != JobStatus.DEAD) {
+            throw new DelayQueueException.StateConflict(id, job.status(), "a final job is not restored");
+        }
+        if (tierLoader != null
+                && job.status() == JobStatus.DELAY
+                && job.executeAt() > clock.millis() + tierLoader.horizonMs()
+                && store.find(id).isEmpty()) {
+            return new RestoreReport(1, 0, 0, 0, 1);
+        }
+        long restored = restore(List.of(job), "restoreJob");
+        return new RestoreReport(1, restored, 1 - restored, 0);
+    }
+
+    private void requireJournal() {
+        if (journal.mode() == JournalMode.OFF) {
+            throw new DelayQueueException(409, "there is no journal to restore from (delay.journal.mode=off)");
+        }
     }
 
     /**

@@ -4,7 +4,6 @@ import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
-import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
@@ -12,32 +11,24 @@ import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
-import io.delayqueue.queue.store.ShardStats;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The engine's maintenance: deletes (one job, or all of them) kept in step between Redis and the journal,
- * restores from the journal, the reconciler's and journal retention's timers, and the stats.
+ * The engine's deletes, one job ({@link #delete}) or all of them ({@link #clearAll}), kept in step between Redis and
+ * the journal: each delete is begun pending in Redis, committed in the journal, then confirmed in Redis; when the
+ * journal refuses, it is undone in Redis (and a job only the journal holds is readmitted); when its answer is
+ * unknown, the job stays held until a retried delete or the {@link Reconciler} settles it.
  *
- * <p>Thread-safe: called on the callers' threads; the reconciler and the purge run on timers of their own.
- *
- * <p>Longer than the house guide of about 350 lines: delete, clearAll and the reconciler's settling of deletes
- * share one protocol (pending in Redis, committed in the journal, confirmed, or undone and readmitted), kept in
- * one place; the restores and the stats could move out on their own.
+ * <p>Thread-safe: called on the callers' threads; holds no state between calls (the pending deletes live in Redis).
  */
 final class Maintenance {
     private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
@@ -45,124 +36,26 @@ final class Maintenance {
     private final EngineConfig config;
     private final JobStore store;
     private final Journal journal;
-    private final Coordinator coordinator;
     private final Clock clock;
-    private final JournalRestorer restorer;
-    private final Reconciler reconciler;
-    private final JournalPurger purger;
-    /** {@code null} when every job is kept in Redis. */
-    private final TierLoader tierLoader;
-
     private final PushPath pushPath;
-    private final DispatchPipeline pipeline;
-    private final PullWaiters pullWaiters;
-    private final LatenessRecorder lateness;
     private final DispatchPipeline.ScheduleListener scheduled;
     private final Supplier<EngineListener> listener;
-    private ScheduledExecutorService reconcileTimer;
-    private ScheduledExecutorService purgeTimer;
 
     Maintenance(
             EngineConfig config,
             JobStore store,
             Journal journal,
-            Coordinator coordinator,
             Clock clock,
-            JournalRestorer restorer,
-            Reconciler reconciler,
-            JournalPurger purger,
-            TierLoader tierLoader,
             PushPath pushPath,
-            DispatchPipeline pipeline,
-            PullWaiters pullWaiters,
-            LatenessRecorder lateness,
             DispatchPipeline.ScheduleListener scheduled,
             Supplier<EngineListener> listener) {
         this.config = config;
         this.store = store;
         this.journal = journal;
-        this.coordinator = coordinator;
         this.clock = clock;
-        this.restorer = restorer;
-        this.reconciler = reconciler;
-        this.purger = purger;
-        this.tierLoader = tierLoader;
         this.pushPath = pushPath;
-        this.pipeline = pipeline;
-        this.pullWaiters = pullWaiters;
-        this.lateness = lateness;
         this.scheduled = scheduled;
         this.listener = listener;
-    }
-
-    /**
-     * Starts the reconciler's timer, and journal retention's when a retention is set (neither without a journal).
-     *
-     * @param running whether the engine still runs: a purge pass stops between batches once it does not
-     */
-    void startTimers(BooleanSupplier running) {
-        if (journal.mode() != JournalMode.OFF) {
-            reconcileTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "delay-reconciler");
-                t.setDaemon(true);
-                return t;
-            });
-            long every = config.reconcileInterval().toMillis();
-            reconcileTimer.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
-            if (purger.enabled()) {
-                purgeTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, "delay-journal-purge");
-                    t.setDaemon(true);
-                    return t;
-                });
-                long purgeEvery = config.purgeInterval().toMillis();
-                purgeTimer.scheduleWithFixedDelay(
-                        () -> purgeJournalQuietly(running), purgeEvery, purgeEvery, TimeUnit.MILLISECONDS);
-            }
-        }
-    }
-
-    /** Stops the timers; a purge batch under way is left to commit (for a few seconds at most). */
-    void stopTimers() {
-        if (reconcileTimer != null) {
-            reconcileTimer.shutdownNow();
-        }
-        if (purgeTimer != null) {
-            // interrupts a pause; a batch under way is one short transaction: let it commit before the journal's
-            // connections close
-            purgeTimer.shutdownNow();
-            try {
-                purgeTimer.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private void purgeJournalQuietly(BooleanSupplier running) {
-        try {
-            purger.purgeOnce(running);
-        } catch (RuntimeException e) {
-            log.warn("journal retention pass failed: {}", e.toString());
-        }
-    }
-
-    /** One pass of journal retention; it stops between batches once {@code open} is false. */
-    PurgeReport purgeJournalNow(BooleanSupplier open) {
-        return purger.purgeOnce(open);
-    }
-
-    private void reconcileQuietly() {
-        try {
-            reconciler.reconcileOnce();
-        } catch (RuntimeException e) {
-            log.warn("reconciler pass failed: {}", e.toString());
-        }
-    }
-
-    /** One reconciler pass. */
-    long reconcileNow() {
-        return reconciler.reconcileOnce();
     }
 
     /** {@link DelayQueueEngine#delete(String)}: pending in Redis, committed in the journal, confirmed in Redis. */
@@ -301,31 +194,6 @@ final class Maintenance {
                 : "the delete of " + ids.size() + " jobs may or may not have been committed";
     }
 
-    /** {@link DelayQueueEngine#restore(boolean)}; far jobs are left to their shards' tier loaders. */
-    RestoreReport restore(boolean expire) {
-        requireJournal();
-        // far jobs stay in the journal tier: their shards' loaders bring them in ahead of time
-        long dueAtMost = tierLoader == null ? Long.MAX_VALUE : clock.millis() + tierLoader.horizonMs();
-        return restorer.restoreAll(expire, dueAtMost, "restore (expire=" + expire + ")");
-    }
-
-    /** {@link DelayQueueEngine#restoreJob(String)}. */
-    RestoreReport restoreJob(String id) {
-        requireJournal();
-        Job job = journal.find(id).orElseThrow(() -> new DelayQueueException.JobNotFound(id));
-        if (job.status().isFinal() && job.status() != JobStatus.DEAD) {
-            throw new DelayQueueException.StateConflict(id, job.status(), "a final job is not restored");
-        }
-        if (tierLoader != null
-                && job.status() == JobStatus.DELAY
-                && job.executeAt() > clock.millis() + tierLoader.horizonMs()
-                && store.find(id).isEmpty()) {
-            return new RestoreReport(1, 0, 0, 0, 1);
-        }
-        long restored = restorer.restore(List.of(job), "restoreJob");
-        return new RestoreReport(1, restored, 1 - restored, 0);
-    }
-
     /** {@link DelayQueueEngine#clearAll()}: Redis shard by shard, then the jobs only the journal holds. */
     long clearAll() {
         long now = clock.millis();
@@ -422,46 +290,5 @@ final class Maintenance {
                 cause.addSuppressed(undoFailed);
             }
         }
-    }
-
-    private void requireJournal() {
-        if (journal.mode() == JournalMode.OFF) {
-            throw new DelayQueueException(409, "there is no journal to restore from (delay.journal.mode=off)");
-        }
-    }
-
-    EngineStats stats() {
-        Map<JobStatus, Long> byStatus = new EnumMap<>(JobStatus.class);
-        Map<String, Long> readyByTopic = new TreeMap<>();
-        List<ShardStats> shards = new ArrayList<>();
-        for (int s = 0; s < config.shards(); s++) {
-            ShardStats st = store.stats(s);
-            shards.add(st);
-            st.byStatus().forEach((k, v) -> byStatus.merge(k, v, Long::sum));
-            st.readyByTopic().forEach((k, v) -> readyByTopic.merge(k, v, Long::sum));
-        }
-        TierStats tiers;
-        if (tierLoader == null) {
-            tiers = new TierStats(0, byStatus.getOrDefault(JobStatus.DELAY, 0L), 0L, null);
-        } else {
-            TierLoader.Count count = tierLoader.journalTier();
-            tiers = new TierStats(
-                    tierLoader.horizonMs(),
-                    byStatus.getOrDefault(JobStatus.DELAY, 0L),
-                    count == null ? null : count.jobs(),
-                    count == null ? null : count.countedAt());
-        }
-        return new EngineStats(
-                coordinator.role(),
-                byStatus,
-                readyByTopic,
-                shards,
-                tiers,
-                lateness.snapshot(clock.millis()),
-                pipeline.dispatched(),
-                pipeline.failed(),
-                pipeline.stale(),
-                pullWaiters.waiting(),
-                new EngineStats.Journal(journal.mode().name(), journal.queuedRows(), journal.lagMillis()));
     }
 }

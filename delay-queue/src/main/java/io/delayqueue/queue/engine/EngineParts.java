@@ -1,0 +1,293 @@
+package io.delayqueue.queue.engine;
+
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.coordination.WakeUpChannel;
+import io.delayqueue.queue.dispatch.Dispatcher;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.store.JobStore;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Assembles the {@link DelayQueueEngine} from its parts and runs their lifecycle: checks the store and the
+ * dispatchers against the configuration, constructs the collaborators in the order their dependencies need,
+ * holds the listener they all report to, and starts and stops the coordinator, the wake-up channel, the
+ * scanners, the tier loader, the reconciler's and journal retention's timers and the dispatch pipeline in the
+ * order the engine's contracts need (see {@link #start} and {@link #close}).
+ *
+ * <p>Threading: constructed, started and closed on the caller's thread (the facade calls {@link #start} and
+ * {@link #close} once each, guarded by its state); the threads it starts are the scanners' (one per shard, {@link
+ * DueJobMover}), the tier loader's and its backfill ({@code delay-tier-loader}, {@code delay-tier-backfill}), and
+ * the journal timers' ({@link JournalTimers}). The listener may be replaced on any thread at any time; every part
+ * reads the one set now.
+ */
+final class EngineParts {
+    /** The facade's logger: the engine's start and stop are logged under its name. */
+    private static final Logger log = LoggerFactory.getLogger(DelayQueueEngine.class);
+
+    final EngineConfig config;
+    final JobStore store;
+    final Coordinator coordinator;
+    final WakeUpChannel wakeUps;
+    final Journal journal;
+    final TopicRoutes routes;
+    final DispatchPipeline pipeline;
+    final PullWaiters pullWaiters;
+    final DeadLetters deadLetters;
+    final LatenessRecorder lateness = new LatenessRecorder(LatenessRecorder.DEFAULT_WINDOW);
+    final PushPath pushPath;
+    final PullPath pullPath;
+    final DueJobMover mover;
+    final Maintenance maintenance;
+    final JournalRestorer restorer;
+    final StatsCollector stats;
+    final JournalTimers journalTimers;
+    /** Loads far jobs from the journal ahead of time; {@code null} when every job is kept in Redis. */
+    final TierLoader tierLoader;
+
+    private volatile EngineListener listener = EngineListener.NONE;
+
+    EngineParts(
+            EngineConfig config,
+            JobStore store,
+            List<? extends Dispatcher> dispatchers,
+            Coordinator coordinator,
+            Journal journal,
+            Clock clock,
+            WakeUpChannel wakeUps) {
+        if (store.shards() != config.shards()) {
+            throw new IllegalArgumentException(
+                    "store has " + store.shards() + " shards, configuration " + config.shards());
+        }
+        this.config = config;
+        this.store = store;
+        this.coordinator = coordinator;
+        this.wakeUps = wakeUps;
+        this.journal = journal;
+        this.routes = new TopicRoutes(config.defaultDispatcher(), config.topicDispatchers());
+        Map<String, Dispatcher> byName = new HashMap<>();
+        for (Dispatcher d : dispatchers) {
+            if (byName.put(d.name(), d) != null) {
+                throw new IllegalArgumentException("two dispatchers are named " + d.name());
+            }
+        }
+        for (String name : routes.pushDispatchers()) {
+            if (!byName.containsKey(name)) {
+                throw new IllegalArgumentException("topics are routed to dispatcher '" + name
+                        + "', which does not exist (known: " + new TreeMap<>(byName).keySet()
+                        + ", pull; rocketmq needs delay.rocketmq.namesrv, activemq needs delay.activemq.url)");
+            }
+        }
+        Set<String> urlDispatchers = new HashSet<>();
+        for (Dispatcher d : dispatchers) {
+            if (d.needsUrl()) {
+                urlDispatchers.add(d.name());
+            }
+        }
+        JobFactory jobFactory = new JobFactory(config, store::claimIdNode, urlDispatchers);
+        this.pipeline = new DispatchPipeline(
+                store, routes, byName, config, journal, clock, this::onScheduled, new CurrentListener());
+        this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
+        this.pullPath = new PullPath(config, store, journal, clock, pipeline);
+        this.pullWaiters =
+                new PullWaiters(pullPath::tryReserve, config.pullRecheck().toMillis());
+        JournalPurger purger = new JournalPurger(
+                journal,
+                coordinator,
+                clock,
+                config.journalRetention(),
+                config.purgeBatchSize(),
+                config.purgePause(),
+                Thread::sleep,
+                System::nanoTime,
+                new CurrentListener());
+        this.mover = new DueJobMover(
+                config,
+                store,
+                coordinator,
+                wakeUps,
+                journal,
+                clock,
+                routes,
+                pipeline,
+                pullWaiters,
+                lateness,
+                () -> listener);
+        // far jobs are journaled only: that needs a push answered once its row is committed (the admit after the
+        // commit is what closes the race with the loader), so only the sync journal tiers
+        this.tierLoader = config.tierHorizon().isZero() || journal.mode() != JournalMode.SYNC
+                ? null
+                : new TierLoader(
+                        journal,
+                        store,
+                        coordinator,
+                        clock,
+                        config.tierHorizon().toMillis(),
+                        config.restorePageSize(),
+                        config.shards(),
+                        mover,
+                        this::onScheduled);
+        this.restorer =
+                new JournalRestorer(journal, store, clock, config.restorePageSize(), this::onScheduled, tierLoader);
+        this.pushPath =
+                new PushPath(config, store, journal, clock, jobFactory, tierLoader, () -> listener, this::onScheduled);
+        Reconciler reconciler = new Reconciler(
+                journal,
+                store,
+                coordinator,
+                restorer,
+                clock,
+                config.reconcileGrace().toMillis(),
+                config.restorePageSize(),
+                config.shards(),
+                this::onScheduled,
+                new CurrentListener(),
+                pushPath::readmit);
+        this.journalTimers = new JournalTimers(config, journal, reconciler, purger);
+        this.maintenance = new Maintenance(config, store, journal, clock, pushPath, this::onScheduled, () -> listener);
+        this.stats = new StatsCollector(
+                config, store, journal, coordinator, clock, tierLoader, pipeline, pullWaiters, lateness);
+    }
+
+    /** The listener set now. */
+    EngineListener listener() {
+        return listener;
+    }
+
+    void setListener(EngineListener listener) {
+        this.listener = listener == null ? EngineListener.NONE : listener;
+    }
+
+    /** Hands each event to the listener set now (the pipeline is made before one is set). */
+    private final class CurrentListener implements EngineListener {
+        @Override
+        public void sendFailed(String topic) {
+            listener.sendFailed(topic);
+        }
+
+        @Override
+        public void retried(String topic) {
+            listener.retried(topic);
+        }
+
+        @Override
+        public void dead(String topic) {
+            listener.dead(topic);
+        }
+
+        @Override
+        public void deleted(String topic) {
+            listener.deleted(topic);
+        }
+
+        @Override
+        public void journalPurged(int jobRows, int logRows) {
+            listener.journalPurged(jobRows, logRows);
+        }
+    }
+
+    /**
+     * Starts the wake-up channel, the coordinator, one scanner thread per shard, the tier loader and the journal
+     * timers, in that order.
+     *
+     * @param running whether the engine still runs: a purge pass stops between batches once it does not
+     */
+    void start(BooleanSupplier running) {
+        log.info(
+                "delay-queue engine starting: {} shards, default dispatcher {}, routes {}, journal {} (final jobs"
+                        + " kept {}), role {}; in flight at most {} in all, {} per dispatcher, {} per topic",
+                config.shards(),
+                config.defaultDispatcher(),
+                config.topicDispatchers(),
+                journal.mode(),
+                config.journalRetention().isZero() ? "forever" : config.journalRetention(),
+                coordinator.role(),
+                config.maxInFlight(),
+                pipeline.lanes().perDispatcher(),
+                pipeline.lanes().perTopic());
+        wakeUps.start(new RemoteWakeUps());
+        coordinator.start(this::ownershipChanged);
+        mover.startScanners();
+        if (tierLoader != null) {
+            log.info(
+                    "tiers: jobs due beyond {} ms live in the journal and are loaded every {} ms",
+                    tierLoader.horizonMs(),
+                    tierLoader.sleepMs());
+            Thread loader = new Thread(tierLoader, "delay-tier-loader");
+            loader.setDaemon(true);
+            loader.start();
+            Thread backfill = new Thread(tierLoader::assignMissingShards, "delay-tier-backfill");
+            backfill.setDaemon(true);
+            backfill.start();
+        }
+        journalTimers.start(running);
+    }
+
+    /** A job landed in the store (restored). */
+    private void onScheduled(Job job) {
+        onScheduled(JobIds.shardOf(job.id(), config.shards()), job.executeAt());
+    }
+
+    /** A job of {@code shard} is due at {@code dueAt}: wakes the scanner of the shard (see {@link DueJobMover}). */
+    private void onScheduled(int shard, long dueAt) {
+        mover.onScheduled(shard, dueAt);
+    }
+
+    private void ownershipChanged() {
+        mover.wakeAllScanners();
+        if (tierLoader != null) {
+            tierLoader.wakeNow();
+        }
+    }
+
+    /** What the other instances tell this one. */
+    private final class RemoteWakeUps implements WakeUpChannel.Listener {
+        @Override
+        public void scheduled(int shard, long dueAt) {
+            mover.scheduledElsewhere(shard, dueAt);
+        }
+
+        @Override
+        public void ready(String topic) {
+            pullWaiters.signal(topic);
+        }
+
+        @Override
+        public void resynchronize() {
+            mover.wakeAllScanners();
+        }
+    }
+
+    /**
+     * {@link DelayQueueEngine#close()} in its order: stops scanning and the timers, hands the shards over, answers
+     * waiting consumers, waits (up to {@link EngineConfig#shutdownWait()}) for the sends in flight to be confirmed and
+     * writes their acknowledgements, then closes the wake-up channel. Runs for a latent engine too (one that pushed
+     * or served consumers without being started).
+     */
+    void close() {
+        mover.stopScanners();
+        journalTimers.stop();
+        if (tierLoader != null) {
+            tierLoader.stop();
+        }
+        // the scanners stopped: the other instances may take the shards while the sends in flight finish (they
+        // leave those jobs alone until their reservations expire)
+        coordinator.close();
+        pullWaiters.close();
+        pipeline.close(config.shutdownWait());
+        // after the sends: a retry or put-back they schedule wakes the shard's new owner
+        wakeUps.close();
+        log.info("delay-queue engine stopped");
+    }
+}
