@@ -24,20 +24,23 @@ import java.util.List;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.apache.ibatis.session.SqlSessionFactory;
 import org.apache.ibatis.transaction.jdbc.JdbcTransactionFactory;
+import org.mybatis.spring.boot.autoconfigure.MybatisAutoConfiguration;
 import org.mybatis.spring.boot.autoconfigure.SqlSessionFactoryBeanCustomizer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -48,10 +51,14 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
- * Wiring of the service. Every bean is {@code @ConditionalOnMissingBean}, so an application (or a test)
- * replaces any part by declaring its own.
+ * Wiring of the service: the engine, its Redis store, its journal and the restore at start-up. An
+ * auto-configuration (listed in {@code META-INF/spring/...AutoConfiguration.imports}, never component-scanned),
+ * so its conditions are evaluated after the application's own configuration: every
+ * {@code @ConditionalOnMissingBean} bean is replaced by an application's (or a test's) bean of its type. After
+ * the data source, Flyway and MyBatis auto-configurations, whose {@code SqlSessionFactory} the journal uses.
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration(
+        after = {DataSourceAutoConfiguration.class, FlywayAutoConfiguration.class, MybatisAutoConfiguration.class})
 @EnableConfigurationProperties(DelayProperties.class)
 public class DelayQueueConfiguration {
 

@@ -9,10 +9,11 @@ import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqDispatcher;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
 import io.delayqueue.queue.engine.EngineConfig;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
  * The dispatchers beyond the console: {@code http} always (it costs one idle thread), {@code rocketmq}
@@ -22,8 +23,12 @@ import org.springframework.context.annotation.Configuration;
  *
  * <p>The engine depends on every dispatcher, so Spring closes it first: no job is handed to a dispatcher
  * that is closing.
+ *
+ * <p>An auto-configuration, like {@link DelayQueueConfiguration}: an application's own dispatcher of one of
+ * these types replaces the service's.
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration
+@EnableConfigurationProperties(DelayProperties.class)
 public class DispatcherConfiguration {
 
     @Bean(destroyMethod = "close")

@@ -14,13 +14,14 @@ import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -29,8 +30,12 @@ import redis.clients.jedis.UnifiedJedis;
  * ZooKeeper client it needs in {@code master-slave} and {@code cluster} mode, and the Redis pub/sub
  * wake-ups between instances. A queue's ZooKeeper nodes live under {@code /<delay.redis.prefix>} in the
  * {@code delay.zk.namespace}, so queues with different prefixes never share a leader or shards.
+ *
+ * <p>An auto-configuration, like {@link DelayQueueConfiguration}: an application's own {@link Coordinator},
+ * {@link WakeUpChannel} or {@link CuratorFramework} replaces the service's.
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration
+@EnableConfigurationProperties(DelayProperties.class)
 public class HaConfiguration {
     private static final Logger log = LoggerFactory.getLogger(HaConfiguration.class);
 

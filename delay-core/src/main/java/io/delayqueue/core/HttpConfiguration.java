@@ -8,11 +8,12 @@ import org.apache.catalina.Valve;
 import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.valves.ErrorReportValve;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.jackson.Jackson2ObjectMapperBuilderCustomizer;
 import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.handler.AbstractHandlerMapping;
@@ -21,9 +22,11 @@ import org.springframework.web.servlet.handler.AbstractHandlerMapping;
  * The HTTP layer's strictness: bodies must be JSON and query strings well-formed UTF-8 ({@link
  * StrictInputInterceptor}), Tomcat reports its own errors in the JSON envelope ({@link JsonErrorReportValve};
  * errors forwarded to {@code /error} are answered by the controller module's {@code ApiErrorController}), and
- * answers carry text exactly as it was pushed ({@link Utf8WriterJsonFactory}).
+ * answers carry text exactly as it was pushed ({@link Utf8WriterJsonFactory}). An auto-configuration, for
+ * servlet web applications only.
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 public class HttpConfiguration implements WebMvcConfigurer {
 
     @Override

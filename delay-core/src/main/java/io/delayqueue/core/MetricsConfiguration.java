@@ -9,12 +9,17 @@ import io.delayqueue.queue.store.JobStore;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
-/** The service's own metrics (Micrometer; Boot's actuator serves them at {@code /actuator/prometheus}). */
-@Configuration(proxyBeanMethods = false)
+/**
+ * The service's own metrics (Micrometer; Boot's actuator serves them at {@code /actuator/prometheus}). An
+ * auto-configuration, after {@link DelayQueueConfiguration} whose engine, journal and store it listens to.
+ */
+@AutoConfiguration(after = DelayQueueConfiguration.class)
+@EnableConfigurationProperties(DelayProperties.class)
 public class MetricsConfiguration {
 
     /**
