@@ -77,8 +77,7 @@ abstract class MyBatisJournalContract {
     }
 
     private MyBatisJournal newJournal(JournalMode mode, Duration commitTimeout) {
-        return new MyBatisJournal(
-                db.sessions(),
+        return db.journal(
                 JournalSettings.DEFAULTS.withWriter(
                         mode, Duration.ofMillis(100), 10_000, commitTimeout, 1_000_000, CREATE_WRITERS),
                 SHARDS,
@@ -520,8 +519,7 @@ abstract class MyBatisJournalContract {
     }
 
     private MyBatisJournal newJournal(Duration commitTimeout, int queueCapacity, Clock clock) {
-        return new MyBatisJournal(
-                db.sessions(),
+        return db.journal(
                 JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(100), 10_000, commitTimeout, queueCapacity, CREATE_WRITERS),
                 SHARDS,
