@@ -40,7 +40,7 @@ import redis.clients.jedis.Jedis;
 @ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
-            "delay.retention=1s",
+            "delay.retention=3s",
             "delay.journal.reconcile-interval=200ms",
             "delay.journal.reconcile-grace=500ms",
             "delay.journal.commit-timeout=2s",
@@ -52,8 +52,12 @@ class DeleteDurabilityTest {
     static final ServiceStores STORES = ServiceStores.redisAndJournal("deldur");
     static final TcpProxy PROXY = new TcpProxy(JournalDatabase.MARIADB_HOST, JournalDatabase.MARIADB_PORT);
     private static final Duration WAIT = Duration.ofSeconds(60);
-    /** Long enough for the deletes the journal refuses (each up to a connection timeout) before the jobs are due. */
-    private static final long DELAY_MS = 8_000;
+    /**
+     * Long enough for the deletes the journal refuses (each up to the 2 s commit timeout when a commit of it was
+     * under way), and their retries, before the jobs are due, on a loaded machine too: at 8 s a job was once due
+     * before its retried delete got through.
+     */
+    private static final long DELAY_MS = 20_000;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {

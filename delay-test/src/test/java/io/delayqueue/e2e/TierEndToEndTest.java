@@ -111,9 +111,24 @@ class TierEndToEndTest {
                 .isTrue());
         List<Delivery> deliveries = recorder.deliveriesOf(idSet);
         assertThat(deliveries).as("each delivered once").hasSize(JOBS);
-        assertThat(deliveries)
-                .as("delivered at their due time, loaded ahead of it")
-                .allSatisfy(d -> assertThat(d.latenessMs()).isBetween(0L, 1000L));
+        assertThat(deliveries).as("never delivered before the due time").allSatisfy(d -> assertThat(d.latenessMs())
+                .isNotNegative());
+        // how late a delivery is depends on the machine's load; that each job was in Redis ahead of its due time
+        // does not: its history shows the loader's LOADED before the due time (the journal writes it lagged)
+        await("each far job's history shows it loaded ahead of its due time")
+                .atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(ids).allSatisfy(id -> {
+                    JsonNode details = api.get("/jobs/" + id).data();
+                    long due = details.path("job").path("executeAt").asLong();
+                    assertThat(details.path("history").findParents("event").stream()
+                                    .filter(entry ->
+                                            entry.path("event").asText().equals("LOADED"))
+                                    .map(entry -> entry.path("at").asLong())
+                                    .toList())
+                            .as("times %s was LOADED, due at %d: %s", id, due, details.path("history"))
+                            .singleElement()
+                            .satisfies(at -> assertThat(at).isLessThanOrEqualTo(due));
+                }));
         assertThat(recorder.deliveriesOf(Set.of(deleted)))
                 .as("deliveries of the deleted job")
                 .isEmpty();
