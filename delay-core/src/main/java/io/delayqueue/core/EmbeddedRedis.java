@@ -6,21 +6,15 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -29,7 +23,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import redis.embedded.core.ExecutableProvider;
 
 /**
  * A real redis-server (the binary shipped in {@code com.github.codemonstur:embedded-redis}) on a free
@@ -50,6 +43,11 @@ import redis.embedded.core.ExecutableProvider;
  *       the journal. After {@value #MAX_RESTARTS} restarts within {@link #RESTART_WINDOW} it gives up and runs
  *       the give-up action (the service stops, with an error saying why).
  * </ul>
+ *
+ * <p>This class runs and restarts the process; {@link EmbeddedRedisHome} keeps the files. Threading: the
+ * supervisor thread alone starts redis-server and reads its output; restart listeners and the give-up action
+ * run on threads of their own; {@link #uri()}, {@link #onRestart} and {@link #close()} may be called from any
+ * thread.
  */
 public final class EmbeddedRedis implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedRedis.class);
@@ -57,10 +55,6 @@ public final class EmbeddedRedis implements AutoCloseable {
     static final int MAX_RESTARTS = 5;
     static final Duration RESTART_WINDOW = Duration.ofMinutes(1);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
-    /** A directory without a record is being set up by a live service, unless it is older than this. */
-    private static final Duration UNRECORDED_GRACE = Duration.ofMinutes(1);
-
-    static final String RECORD = "instance.properties";
     private static final String READY = "Ready to accept connections";
 
     private final Path dir;
@@ -88,14 +82,8 @@ public final class EmbeddedRedis implements AutoCloseable {
     public EmbeddedRedis(Path home, Runnable giveUp) {
         this.giveUp = giveUp;
         try {
-            createPrivateDirectories(home);
-            cleanUpStale(home);
-            ProcessHandle self = ProcessHandle.current();
-            this.dir = Files.createTempDirectory(home, self.pid() + "-");
-            writeRecord(dir, self, null);
-            this.executable = ExecutableProvider.newJarResourceProvider(dir.toFile())
-                    .get()
-                    .toPath();
+            this.dir = EmbeddedRedisHome.createInstanceDirectory(home);
+            this.executable = EmbeddedRedisHome.unpackServer(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("could not prepare the embedded Redis in " + home, e);
         }
@@ -158,7 +146,7 @@ public final class EmbeddedRedis implements AutoCloseable {
             try {
                 Process p = start();
                 process = p;
-                writeRecord(dir, ProcessHandle.current(), p.pid());
+                EmbeddedRedisHome.recordServer(dir, p.pid());
                 // reads until redis-server exits (or is killed), which closes its output
                 try (BufferedReader out =
                         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
@@ -276,122 +264,6 @@ public final class EmbeddedRedis implements AutoCloseable {
                 .findFirst();
     }
 
-    // ---- what dead services left ----
-
-    /**
-     * Kills the redis-servers of services that are gone and removes their directories; returns how many
-     * directories were removed. A redis-server is only killed if its executable lies in the directory.
-     */
-    static int cleanUpStale(Path home) throws IOException {
-        int removed = 0;
-        List<Path> dirs;
-        try (Stream<Path> list = Files.list(home)) {
-            dirs = list.filter(Files::isDirectory).toList();
-        }
-        for (Path candidate : dirs) {
-            Path record = candidate.resolve(RECORD);
-            if (!Files.exists(record)) {
-                FileTime modified = Files.getLastModifiedTime(candidate);
-                if (modified.toInstant().isBefore(Instant.now().minus(UNRECORDED_GRACE))) {
-                    deleteRecursively(candidate);
-                    removed++;
-                }
-                continue;
-            }
-            Properties p = new Properties();
-            try (var in = Files.newInputStream(record)) {
-                p.load(in);
-            } catch (IOException | IllegalArgumentException unreadable) {
-                continue; // being written by a live service (records are moved into place whole)
-            }
-            long owner = Long.parseLong(p.getProperty("service.pid", "-1"));
-            if (isAlive(owner, p.getProperty("service.start", ""))) {
-                continue;
-            }
-            String redisPid = p.getProperty("redis.pid");
-            if (redisPid != null) {
-                Optional<ProcessHandle> orphan =
-                        ProcessHandle.of(Long.parseLong(redisPid)).filter(h -> runsFrom(h, candidate));
-                if (orphan.isPresent()) {
-                    ProcessHandle h = orphan.get();
-                    h.destroyForcibly();
-                    try {
-                        h.onExit().get(10, TimeUnit.SECONDS);
-                    } catch (ExecutionException | TimeoutException e) {
-                        log.warn("could not kill the orphaned embedded Redis, pid {}: {}", h.pid(), e.toString());
-                        continue;
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return removed;
-                    }
-                    log.warn("killed the embedded Redis (pid {}) that service process {} left running", h.pid(), owner);
-                }
-            }
-            deleteRecursively(candidate);
-            removed++;
-        }
-        return removed;
-    }
-
-    private static boolean isAlive(long pid, String start) {
-        return ProcessHandle.of(pid).filter(h -> start.equals(startOf(h))).isPresent();
-    }
-
-    private static String startOf(ProcessHandle h) {
-        return h.info().startInstant().map(Instant::toString).orElse("");
-    }
-
-    private static boolean runsFrom(ProcessHandle h, Path dir) {
-        try {
-            Path real = dir.toRealPath();
-            return h.info()
-                    .command()
-                    .map(c -> Path.of(c).startsWith(real) || Path.of(c).startsWith(dir))
-                    .orElse(false);
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    /** Written whole (a temporary file moved into place): a reader never sees half of it. */
-    private static void writeRecord(Path dir, ProcessHandle service, Long redisPid) throws IOException {
-        Properties p = new Properties();
-        p.setProperty("service.pid", Long.toString(service.pid()));
-        p.setProperty("service.start", startOf(service));
-        if (redisPid != null) {
-            p.setProperty("redis.pid", Long.toString(redisPid));
-        }
-        Path tmp = dir.resolve(RECORD + ".tmp");
-        try (var out = Files.newOutputStream(tmp)) {
-            p.store(out, "an embedded Redis of delay-queue; removed by the next start once this service is gone");
-        }
-        try {
-            Files.move(tmp, dir.resolve(RECORD), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, dir.resolve(RECORD), StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
-
-    private static void createPrivateDirectories(Path home) throws IOException {
-        if (Files.isDirectory(home)) {
-            return;
-        }
-        Files.createDirectories(home);
-        try {
-            Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwx------"));
-        } catch (UnsupportedOperationException notPosix) {
-            // Windows: the temp directory is the user's own
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
-
     private static void stop(Process p) {
         if (p == null) {
             return;
@@ -435,7 +307,7 @@ public final class EmbeddedRedis implements AutoCloseable {
         }
         try {
             if (dir != null) {
-                deleteRecursively(dir);
+                EmbeddedRedisHome.deleteRecursively(dir);
             }
         } catch (IOException e) {
             log.warn("could not remove the embedded Redis's directory {}: {}", dir, e.toString());

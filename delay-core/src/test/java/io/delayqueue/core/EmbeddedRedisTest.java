@@ -62,7 +62,7 @@ class EmbeddedRedisTest {
         try {
             writeRecord(stale, deadPid(), "2026-01-01T00:00:00Z", stranger.pid());
 
-            assertThat(EmbeddedRedis.cleanUpStale(home)).isEqualTo(1);
+            assertThat(EmbeddedRedisHome.cleanUpStale(home)).isEqualTo(1);
 
             assertThat(stale).doesNotExist();
             assertThat(stranger.isAlive())
@@ -83,9 +83,9 @@ class EmbeddedRedisTest {
                 self.info().startInstant().map(Instant::toString).orElse(""),
                 null);
 
-        assertThat(EmbeddedRedis.cleanUpStale(home)).isZero();
+        assertThat(EmbeddedRedisHome.cleanUpStale(home)).isZero();
 
-        assertThat(live.resolve(EmbeddedRedis.RECORD)).exists();
+        assertThat(live.resolve(EmbeddedRedisHome.RECORD)).exists();
     }
 
     @Test
@@ -151,7 +151,7 @@ class EmbeddedRedisTest {
         if (redisPid != null) {
             p.setProperty("redis.pid", Long.toString(redisPid));
         }
-        try (OutputStream out = Files.newOutputStream(dir.resolve(EmbeddedRedis.RECORD))) {
+        try (OutputStream out = Files.newOutputStream(dir.resolve(EmbeddedRedisHome.RECORD))) {
             p.store(out, null);
         }
     }

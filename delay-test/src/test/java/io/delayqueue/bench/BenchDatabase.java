@@ -2,18 +2,16 @@ package io.delayqueue.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.delayqueue.queue.journal.JournalSettings;
+import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
+import io.delayqueue.queue.testing.JournalDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.util.UUID;
-import org.apache.ibatis.mapping.Environment;
-import org.apache.ibatis.session.Configuration;
-import org.apache.ibatis.session.SqlSessionFactory;
-import org.apache.ibatis.session.SqlSessionFactoryBuilder;
-import org.apache.ibatis.transaction.jdbc.JdbcTransactionFactory;
-import org.flywaydb.core.Flyway;
 
 /**
  * A journal database of the benchmark's own on the MariaDB at 127.0.0.1:3306 (root, empty password):
@@ -73,7 +71,7 @@ final class BenchDatabase implements AutoCloseable {
 
     /** Applies the schema with Flyway, as the service does at start-up. */
     void migrate() {
-        Flyway.configure().dataSource(dataSource()).load().migrate();
+        JournalDatabase.migrate(dataSource());
     }
 
     HikariDataSource dataSource() {
@@ -89,10 +87,9 @@ final class BenchDatabase implements AutoCloseable {
         return dataSource;
     }
 
-    /** MyBatis over the data source; the journal registers its mapper itself. */
-    SqlSessionFactory sessions() {
-        return new SqlSessionFactoryBuilder()
-                .build(new Configuration(new Environment("bench", new JdbcTransactionFactory(), dataSource())));
+    /** The journal over this database (its schema applied: {@link #migrate()}), as the service builds it. */
+    MyBatisJournal journal(JournalSettings settings, int shards) {
+        return JournalDatabase.journal(dataSource(), settings, shards, Clock.systemUTC());
     }
 
     /**

@@ -315,11 +315,7 @@ final class InProcessTarget implements BenchTarget {
                             .clientName("bench-inproc")
                             .build());
             if (journaled) {
-                journal = new MyBatisJournal(
-                        database.sessions(),
-                        defaults.getJournal().toSettings(),
-                        defaults.getShards(),
-                        Clock.systemUTC());
+                journal = database.journal(defaults.getJournal().toSettings(), defaults.getShards());
             } else {
                 journal = Journal.NONE;
             }

@@ -39,8 +39,7 @@ public final class JournalDiskCost {
         try (BenchDatabase db = BenchDatabase.create();
                 JedisPooled redis = new JedisPooled(BenchRedis.HOST, BenchRedis.PORT)) {
             db.migrate();
-            MyBatisJournal journal = new MyBatisJournal(
-                    db.sessions(), defaults.getJournal().toSettings(), defaults.getShards(), Clock.systemUTC());
+            MyBatisJournal journal = db.journal(defaults.getJournal().toSettings(), defaults.getShards());
             EngineConfig config = defaults.toEngineConfig()
                     .withRedisPrefix(prefix)
                     .withDispatch(d -> d.withDefaultDispatcher(CountingDispatcher.NAME));

@@ -12,6 +12,7 @@ import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.store.redis.RedisJobStore;
+import io.delayqueue.queue.testing.JournalDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -24,12 +25,6 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
-import org.apache.ibatis.mapping.Environment;
-import org.apache.ibatis.session.Configuration;
-import org.apache.ibatis.session.SqlSessionFactory;
-import org.apache.ibatis.session.SqlSessionFactoryBuilder;
-import org.apache.ibatis.transaction.jdbc.JdbcTransactionFactory;
-import org.flywaydb.core.Flyway;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPooled;
@@ -89,9 +84,9 @@ public final class JournalPushRunner {
             if (mode != JournalMode.OFF) {
                 execute("CREATE DATABASE " + db);
                 dataSource = dataSource(db);
-                Flyway.configure().dataSource(dataSource).load().migrate();
-                journal = new MyBatisJournal(
-                        sessions(dataSource),
+                JournalDatabase.migrate(dataSource);
+                journal = JournalDatabase.journal(
+                        dataSource,
                         JournalSettings.DEFAULTS.withWriter(
                                 mode, Duration.ofMillis(200), 10_000, Duration.ofSeconds(30), 2_000_000, WRITERS),
                         EngineConfig.DEFAULT_SHARDS,
@@ -162,12 +157,6 @@ public final class JournalPushRunner {
         config.setPassword("");
         config.setMaximumPoolSize(4);
         return new HikariDataSource(config);
-    }
-
-    private static SqlSessionFactory sessions(HikariDataSource dataSource) {
-        Configuration configuration =
-                new Configuration(new Environment("bench", new JdbcTransactionFactory(), dataSource));
-        return new SqlSessionFactoryBuilder().build(configuration);
     }
 
     private static void execute(String sql) throws Exception {

@@ -4,14 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobStatus;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.Deliveries;
 import io.delayqueue.e2e.support.EmbeddedActiveMq;
 import io.delayqueue.e2e.support.RecordingJournal;
 import io.delayqueue.e2e.support.RecordingJournalConfig;
-import io.delayqueue.e2e.support.StaticResources;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.sample.SampleConsumer;
 import io.delayqueue.sample.SampleConsumer.Delivery;
@@ -26,12 +25,9 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -39,10 +35,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * The service dispatching to a real ActiveMQ broker (an embedded {@code BrokerService} with a TCP
  * connector and a KahaDB store), received by the sample consumer, pushed by the sample pusher.
  */
-@ExtendWith({TestRedis.Cleanup.class, StaticResources.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.topics.amq-orders=activemq",
             "delay.dispatch.topics.amq-restart=activemq",
@@ -50,15 +43,14 @@ import org.springframework.test.context.DynamicPropertySource;
             "delay.retry.topics.amq-restart.max-attempts=1000"
         })
 @Import(RecordingJournalConfig.class)
-@DirtiesContext
 class ActiveMqDispatchTest {
-    static final String PREFIX = TestRedis.uniquePrefix("activemq");
+    static final ServiceStores STORES = ServiceStores.redisOnly("activemq");
     static final EmbeddedActiveMq BROKER = EmbeddedActiveMq.started();
     private static final int JOBS = 1000;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
+        STORES.register(registry);
         registry.add("delay.activemq.url", BROKER::url);
     }
 

@@ -3,21 +3,17 @@ package io.delayqueue.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import java.lang.reflect.Parameter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -29,21 +25,14 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * {@code /v3/api-docs} describes every endpoint the service's controllers map, as the running service maps them:
  * its parameters, the push bodies, the error envelope and the token. It stays readable when a token is set.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "delay.security.token=" + ApiDocumentationTest.TOKEN)
-@DirtiesContext
+@ServiceTest(properties = "delay.security.token=" + ApiDocumentationTest.TOKEN)
 class ApiDocumentationTest {
     static final String TOKEN = "docs-secret";
-    static final String PREFIX = TestRedis.uniquePrefix("apidocs");
-    static final String DATABASE = TestDatabase.uniqueName("apidocs");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("apidocs");
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort

@@ -4,26 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -32,28 +28,22 @@ import org.springframework.test.context.DynamicPropertySource;
  * field at fault, never a 500, and write nothing: the {@code /stats} counts, the Redis keys and the
  * dispatcher stay as they were.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.limits.max-delay=1h",
             "delay.limits.max-body-size=1KB"
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class BadInputTest {
-    static final String PREFIX = TestRedis.uniquePrefix("bad");
-    static final String DATABASE = TestDatabase.uniqueName("bad");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("bad");
     private static final long HOUR_MS = 3_600_000L;
     /** What {@code POST /push} reads at most with a 1 KB body limit: 6 bytes of JSON per body byte + 16 KiB. */
     private static final int PUSH_READ_LIMIT = 1024 * 6 + 16 * 1024;
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort
@@ -321,7 +311,7 @@ class BadInputTest {
         Api api = new Api(port);
         JsonNode statsBefore = api.get("/stats").data().path("byStatus");
         long totalBefore = api.storedTotal();
-        List<String> keysBefore = TestRedis.keys(PREFIX);
+        List<String> keysBefore = STORES.redis().allKeys();
 
         Api.Response r = api.send(method, path, body);
 
@@ -340,7 +330,7 @@ class BadInputTest {
                 .as("/stats byStatus")
                 .isEqualTo(statsBefore);
         assertThat(api.storedTotal()).as("/stats totals").isEqualTo(totalBefore);
-        assertThat(TestRedis.keys(PREFIX)).as("Redis keys").containsExactlyInAnyOrderElementsOf(keysBefore);
+        assertThat(STORES.redis().allKeys()).as("Redis keys").containsExactlyInAnyOrderElementsOf(keysBefore);
         assertThat(recorder.count()).as("deliveries").isZero();
     }
 
@@ -357,7 +347,7 @@ class BadInputTest {
         assertThat(r.success()).isTrue();
         assertThat(api.countOf("DELAY")).isEqualTo(delayBefore + 1);
         assertThat(api.storedTotal()).isGreaterThan(totalBefore);
-        assertThat(TestRedis.keys(PREFIX)).isNotEmpty();
+        assertThat(STORES.redis().allKeys()).isNotEmpty();
         String id = r.data().asText();
         // cancel it again, so the class leaves no pending job behind
         assertThat(api.delete("/jobs/" + id).status()).isEqualTo(200);

@@ -4,15 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobIds;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.e2e.support.TcpProxy;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.RecordingDispatcher;
+import io.delayqueue.queue.testing.RedisFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,12 +24,9 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import redis.clients.jedis.Jedis;
@@ -39,10 +37,7 @@ import redis.clients.jedis.Jedis;
  * retention in Redis ended and the reconciler and a restore walked the journal. The service reaches MariaDB
  * through a {@link TcpProxy} that the test cuts; the journal is read straight from MariaDB.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TcpProxy.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.retention=1s",
@@ -53,19 +48,17 @@ import redis.clients.jedis.Jedis;
             "spring.datasource.hikari.validation-timeout=500"
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class DeleteDurabilityTest {
-    static final String PREFIX = TestRedis.uniquePrefix("deldur");
-    static final String DATABASE = TestDatabase.uniqueName("deldur");
-    static final TcpProxy PROXY = new TcpProxy(TestDatabase.HOST, TestDatabase.PORT);
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("deldur");
+    static final TcpProxy PROXY = new TcpProxy(JournalDatabase.MARIADB_HOST, JournalDatabase.MARIADB_PORT);
     private static final Duration WAIT = Duration.ofSeconds(60);
     /** Long enough for the deletes the journal refuses (each up to a connection timeout) before the jobs are due. */
     private static final long DELAY_MS = 8_000;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE, PROXY.port());
+        STORES.register(registry);
+        registry.add("spring.datasource.url", () -> STORES.journal().jdbcUrl(PROXY.port()));
     }
 
     @LocalServerPort
@@ -233,24 +226,23 @@ class DeleteDurabilityTest {
     }
 
     private String redisStatus(String id) {
-        String tag = "{" + PREFIX + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}";
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+        String tag = "{" + STORES.prefix() + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}";
+        try (Jedis jedis = new Jedis(RedisFixture.HOST, RedisFixture.PORT)) {
             String value = jedis.hget(tag + ":pool", id);
             return value == null ? null : value.substring(0, value.indexOf('|'));
         }
     }
 
     private static List<String> journalLog(String id) {
-        return TestDatabase.queryStrings(
-                DATABASE,
-                "SELECT CONCAT(event, ' ', COALESCE(from_status, '-'), '>', to_status, ' ', COALESCE(detail, ''))"
-                        + " FROM delay_queue_job_log WHERE job_id = '" + id + "' ORDER BY event_time");
+        return STORES.journal()
+                .queryStrings(
+                        "SELECT CONCAT(event, ' ', COALESCE(from_status, '-'), '>', to_status, ' ', COALESCE(detail, ''))"
+                                + " FROM delay_queue_job_log WHERE job_id = '" + id + "' ORDER BY event_time");
     }
 
     /** Read straight from MariaDB, not through the proxy. */
     private static String journalStatus(String id) {
-        List<String> rows =
-                TestDatabase.queryStrings(DATABASE, "SELECT status FROM delay_queue_job WHERE id = '" + id + "'");
+        List<String> rows = STORES.journal().queryStrings("SELECT status FROM delay_queue_job WHERE id = '" + id + "'");
         return rows.isEmpty() ? null : rows.get(0);
     }
 

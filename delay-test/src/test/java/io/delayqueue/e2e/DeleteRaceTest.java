@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.DelayQueueException;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
@@ -29,12 +28,9 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -47,16 +43,10 @@ import org.springframework.test.context.DynamicPropertySource;
  * up over the whole run. A quarter of the deletes go over HTTP ({@code DELETE /jobs/{id}} and {@code GET
  * /delete}), the rest call the engine bean directly, which is cheap enough to keep every delete on time.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "delay.dispatch.default=" + RecordingDispatcher.NAME)
+@ServiceTest(properties = "delay.dispatch.default=" + RecordingDispatcher.NAME)
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class DeleteRaceTest {
-    static final String PREFIX = TestRedis.uniquePrefix("race");
-    static final String DATABASE = TestDatabase.uniqueName("race");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("race");
     private static final String TOPIC = "e2e.race";
     private static final int ROUNDS = 10;
     private static final int PER_ROUND = 1000;
@@ -67,8 +57,7 @@ class DeleteRaceTest {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort

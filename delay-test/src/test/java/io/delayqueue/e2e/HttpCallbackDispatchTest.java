@@ -5,14 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.common.JobStatus;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.CallbackServer;
 import io.delayqueue.e2e.support.CallbackServer.Call;
 import io.delayqueue.e2e.support.RecordingJournal;
 import io.delayqueue.e2e.support.RecordingJournalConfig;
-import io.delayqueue.e2e.support.StaticResources;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.journal.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,12 +20,9 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -35,10 +31,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * follow the ladder, a job that never gets a 2xx ends DEAD after its max attempts, and the dead-letter
  * API lists it and brings it back.
  */
-@ExtendWith({TestRedis.Cleanup.class, StaticResources.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.topics.cb-flaky=http",
             "delay.dispatch.topics.cb-broken=http",
@@ -48,14 +41,13 @@ import org.springframework.test.context.DynamicPropertySource;
             "delay.http.read-timeout=5s"
         })
 @Import(RecordingJournalConfig.class)
-@DirtiesContext
 class HttpCallbackDispatchTest {
-    static final String PREFIX = TestRedis.uniquePrefix("callback");
+    static final ServiceStores STORES = ServiceStores.redisOnly("callback");
     static final CallbackServer CALLBACKS = CallbackServer.started();
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
+        STORES.register(registry);
     }
 
     @LocalServerPort

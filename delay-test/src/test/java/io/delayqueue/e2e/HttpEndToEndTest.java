@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
 import java.time.Duration;
@@ -25,26 +24,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /** The service as a client sees it: jobs pushed over HTTP come back through a dispatcher at their due time. */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "delay.dispatch.default=" + RecordingDispatcher.NAME)
+@ServiceTest(properties = "delay.dispatch.default=" + RecordingDispatcher.NAME)
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class HttpEndToEndTest {
-    static final String PREFIX = TestRedis.uniquePrefix("http");
-    static final String DATABASE = TestDatabase.uniqueName("http");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("http");
     private static final String TOPIC = "e2e.http";
     private static final int JOBS = 1000;
     private static final int MAX_DELAY_MS = 3000;
@@ -53,8 +43,7 @@ class HttpEndToEndTest {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort

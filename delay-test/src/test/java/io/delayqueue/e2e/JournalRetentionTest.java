@@ -3,11 +3,10 @@ package io.delayqueue.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
 import java.util.Map;
@@ -15,13 +14,10 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -30,11 +26,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * leave the journal (and the database) by themselves, a pending one stays, and {@code /actuator/prometheus}
  * counts the rows per table.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
 @AutoConfigureObservability(tracing = false)
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.retention=200ms",
@@ -43,18 +36,15 @@ import org.springframework.test.context.DynamicPropertySource;
             "delay.journal.purge-batch-size=1"
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class JournalRetentionTest {
-    static final String PREFIX = TestRedis.uniquePrefix("retention");
-    static final String DATABASE = TestDatabase.uniqueName("retention");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("retention");
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Pattern PURGED =
             Pattern.compile("delay_journal_purged_rows_total\\{table=\"(\\w+)\",?\\} (\\d+)\\.0");
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort
@@ -75,15 +65,14 @@ class JournalRetentionTest {
 
         await("the delivered and the deleted job are purged from the journal")
                 .atMost(WAIT)
-                .until(() -> TestDatabase.queryLong(
-                                DATABASE,
-                                "SELECT COUNT(*) FROM delay_queue_job WHERE id IN ('" + delivered + "', '" + deleted
-                                        + "')")
+                .until(() -> STORES.journal()
+                                .queryLong("SELECT COUNT(*) FROM delay_queue_job WHERE id IN ('" + delivered + "', '"
+                                        + deleted + "')")
                         == 0);
 
-        assertThat(TestDatabase.queryStrings(DATABASE, "SELECT id FROM delay_queue_job"))
+        assertThat(STORES.journal().queryStrings("SELECT id FROM delay_queue_job"))
                 .containsExactly(pending);
-        assertThat(TestDatabase.queryStrings(DATABASE, "SELECT DISTINCT job_id FROM delay_queue_job_log"))
+        assertThat(STORES.journal().queryStrings("SELECT DISTINCT job_id FROM delay_queue_job_log"))
                 .as("history is left only for the job left")
                 .containsExactly(pending);
         await("the purged rows are counted").atMost(WAIT).until(() -> {

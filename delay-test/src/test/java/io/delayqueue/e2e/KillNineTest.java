@@ -5,10 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobIds;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.Await;
 import io.delayqueue.e2e.support.ServiceProcess;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.engine.EngineConfig;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,10 +20,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPooled;
 
 /**
  * A service JVM killed with {@code kill -9} while 5,000 jobs are in flight, then started again: every job
@@ -33,33 +31,23 @@ import redis.clients.jedis.Jedis;
  * the dead JVM had not confirmed return after the dispatch timeout), jobs of the wiped shards from the
  * MariaDB journal ({@code delay.journal.restore-on-start=true}).
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
+@ExtendWith(StaticResources.class)
 class KillNineTest {
-    static final String PREFIX = TestRedis.uniquePrefix("kill9");
-    static final String DATABASE = TestDatabase.uniqueName("kill9");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("kill9");
     private static final int JOBS = 5_000;
     private static final int SHARDS = EngineConfig.DEFAULT_SHARDS;
     private static final Duration START = Duration.ofMinutes(3);
 
-    @BeforeAll
-    static void createDatabase() {
-        TestDatabase.create(DATABASE);
-    }
-
     private static List<String> serviceArgs() {
-        return List.of(
-                "--delay.redis.uri=" + TestRedis.URI,
-                "--delay.redis.prefix=" + PREFIX,
+        List<String> args = new ArrayList<>(STORES.serviceArgs());
+        args.addAll(List.of(
                 "--delay.shards=" + SHARDS,
-                "--spring.datasource.url=" + TestDatabase.jdbcUrl(DATABASE),
-                "--spring.datasource.username=" + TestDatabase.USER,
-                "--spring.datasource.password=" + TestDatabase.PASSWORD,
-                "--delay.journal.mode=sync",
                 "--delay.journal.restore-on-start=true",
                 "--delay.dispatch.default=console",
                 "--delay.dispatch.timeout=2s",
                 "--logging.level.root=warn",
-                "--logging.level.io.delayqueue=info");
+                "--logging.level.io.delayqueue=info"));
+        return args;
     }
 
     @Test
@@ -91,11 +79,11 @@ class KillNineTest {
                 r.data().forEach(id -> ids.add(id.asText()));
             }
             assertThat(new HashSet<>(ids)).hasSize(JOBS);
-            Await.until(
-                    Duration.ofSeconds(60),
-                    "a fifth of the jobs is delivered",
-                    () -> printed.size() >= JOBS / 5,
-                    () -> printed.size() + " delivered\n" + first.tail());
+            await("a fifth of the jobs is delivered")
+                    .atMost(Duration.ofSeconds(60))
+                    .untilAsserted(() -> assertThat(printed.size())
+                            .as(() -> "jobs delivered\n" + first.tail())
+                            .isGreaterThanOrEqualTo(JOBS / 5));
             first.kill();
             deliveredBeforeKill = printed.size();
             oddBeforeKill = first.oddLines();
@@ -109,15 +97,18 @@ class KillNineTest {
 
         try (ServiceProcess second = ServiceProcess.start("kill9-second", serviceArgs(), printed)) {
             second.awaitUp(START);
-            Await.until(
-                    Duration.ofSeconds(90),
-                    "every job is delivered after the restart",
-                    () -> printed.keySet().containsAll(ids),
-                    () -> missing(ids, printed).size() + " missing, e.g. "
-                            + missing(ids, printed).stream().limit(5).toList() + "\n"
-                            + whereAre(missing(ids, printed).stream().limit(5).toList())
-                            + "restore at start: " + second.restoreLines() + "\n"
-                            + "odd output lines: " + oddBeforeKill + " " + second.oddLines() + "\n" + second.tail());
+            await("every job is delivered after the restart")
+                    .atMost(Duration.ofSeconds(90))
+                    .untilAsserted(() -> assertThat(missing(ids, printed))
+                            .as(() -> missing(ids, printed).size() + " missing, e.g. "
+                                    + missing(ids, printed).stream().limit(5).toList() + "\n"
+                                    + whereAre(missing(ids, printed).stream()
+                                            .limit(5)
+                                            .toList())
+                                    + "restore at start: " + second.restoreLines() + "\n"
+                                    + "odd output lines: " + oddBeforeKill + " " + second.oddLines() + "\n"
+                                    + second.tail())
+                            .isEmpty());
             Set<String> unknown = new HashSet<>(printed.keySet());
             ids.forEach(unknown::remove);
             assertThat(unknown).as("printed jobs nobody pushed").isEmpty();
@@ -141,9 +132,9 @@ class KillNineTest {
             await("jobs of the wiped shards refilled from the journal (RESTORED or LOADED)")
                     .atMost(Duration.ofSeconds(10))
                     .until(
-                            () -> TestDatabase.queryLong(
-                                    DATABASE,
-                                    "SELECT COUNT(*) FROM delay_queue_job_log WHERE event IN ('RESTORED', 'LOADED')"),
+                            () -> STORES.journal()
+                                    .queryLong(
+                                            "SELECT COUNT(*) FROM delay_queue_job_log WHERE event IN ('RESTORED', 'LOADED')"),
                             refilled -> refilled > 0);
             System.out.printf("KillNineTest: restored at start-up: %d%n", restored);
         }
@@ -152,17 +143,15 @@ class KillNineTest {
     /** Unlinks every key of shards 0 .. SHARDS/2-1; returns how many. */
     private static int wipeHalfTheShards() {
         List<String> doomed = new ArrayList<>();
-        for (String key : TestRedis.keys(PREFIX)) {
+        for (String key : STORES.redis().allKeys()) {
             for (int s = 0; s < SHARDS / 2; s++) {
-                if (key.startsWith("{" + PREFIX + ":" + s + "}")) {
+                if (key.startsWith("{" + STORES.prefix() + ":" + s + "}")) {
                     doomed.add(key);
                 }
             }
         }
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
-            if (!doomed.isEmpty()) {
-                jedis.unlink(doomed.toArray(String[]::new));
-            }
+        if (!doomed.isEmpty()) {
+            STORES.redis().redis().unlink(doomed.toArray(String[]::new));
         }
         return doomed.size();
     }
@@ -175,10 +164,11 @@ class KillNineTest {
     private static String whereAre(List<String> missing) {
         StringBuilder out = new StringBuilder();
         long now = System.currentTimeMillis();
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+        try {
+            JedisPooled jedis = STORES.redis().redis();
             for (String id : missing) {
                 int shard = JobIds.shardOf(id, SHARDS);
-                String tag = "{" + PREFIX + ":" + shard + "}";
+                String tag = "{" + STORES.prefix() + ":" + shard + "}";
                 out.append("job ")
                         .append(id)
                         .append(" (shard ")
@@ -205,17 +195,17 @@ class KillNineTest {
                         .append(", epoch: ")
                         .append(jedis.get(tag + ":epoch"))
                         .append("\n  journal row: ")
-                        .append(TestDatabase.queryStrings(
-                                DATABASE,
-                                "SELECT CONCAT(status, ' attempts=', attempts, ' due_at=', due_at, ' create_time=',"
-                                        + " create_time, ' update_time=', update_time, ' version=', version)"
-                                        + " FROM delay_queue_job WHERE id = '" + id + "'"))
+                        .append(STORES.journal()
+                                .queryStrings(
+                                        "SELECT CONCAT(status, ' attempts=', attempts, ' due_at=', due_at, ' create_time=',"
+                                                + " create_time, ' update_time=', update_time, ' version=', version)"
+                                                + " FROM delay_queue_job WHERE id = '" + id + "'"))
                         .append("\n  journal log:");
-                for (String row : TestDatabase.queryStrings(
-                        DATABASE,
-                        "SELECT CONCAT(id, ' ', event_time, ' ', event, ' ', COALESCE(from_status, '-'), '>', to_status,"
-                                + " ' ', COALESCE(host, ''), ' ', COALESCE(worker, ''), ' ', COALESCE(detail, ''))"
-                                + " FROM delay_queue_job_log WHERE job_id = '" + id + "' ORDER BY id")) {
+                for (String row : STORES.journal()
+                        .queryStrings(
+                                "SELECT CONCAT(id, ' ', event_time, ' ', event, ' ', COALESCE(from_status, '-'), '>', to_status,"
+                                        + " ' ', COALESCE(host, ''), ' ', COALESCE(worker, ''), ' ', COALESCE(detail, ''))"
+                                        + " FROM delay_queue_job_log WHERE job_id = '" + id + "' ORDER BY id")) {
                     out.append("\n    ").append(row);
                 }
                 out.append("\n");

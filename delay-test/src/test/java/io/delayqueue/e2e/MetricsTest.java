@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.FreePorts;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,13 +22,10 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -37,11 +33,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * {@code /actuator/prometheus} counts what happens to jobs per topic, with the topic labels bounded, and exports
  * every metric the Grafana dashboard in {@code delay-core/grafana} queries.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
 @AutoConfigureObservability(tracing = false) // a Boot test turns metrics export off unless asked
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.dispatch.topics.metrics.pull=pull",
@@ -50,10 +43,8 @@ import org.springframework.test.context.DynamicPropertySource;
             "delay.metrics.max-topics=4"
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class MetricsTest {
-    static final String PREFIX = TestRedis.uniquePrefix("metrics");
-    static final String DATABASE = TestDatabase.uniqueName("metrics");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("metrics");
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Path DASHBOARD = Path.of("..", "delay-core", "grafana", "delay-queue.json");
     /** A metric name in PromQL: an identifier followed by a label matcher, a range or the end of a term. */
@@ -61,8 +52,7 @@ class MetricsTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort

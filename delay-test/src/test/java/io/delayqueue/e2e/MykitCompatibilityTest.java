@@ -3,22 +3,18 @@ package io.delayqueue.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -27,16 +23,10 @@ import org.springframework.test.context.DynamicPropertySource;
  * status}, {@code ttl}, {@code createTime}), {@code /delete?jobId=}, {@code /reStoreJob?JobId=}, {@code
  * /reStore?expire=true} and {@code /clearAll}. Everything else stays strict.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = "delay.dispatch.default=" + RecordingDispatcher.NAME)
+@ServiceTest(properties = "delay.dispatch.default=" + RecordingDispatcher.NAME)
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class MykitCompatibilityTest {
-    static final String PREFIX = TestRedis.uniquePrefix("mykit");
-    static final String DATABASE = TestDatabase.uniqueName("mykit");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("mykit");
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     /** mykit-delay's README example, as printed there (a quote is missing before ttl). */
@@ -48,8 +38,7 @@ class MykitCompatibilityTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort
@@ -124,6 +113,6 @@ class MykitCompatibilityTest {
     }
 
     private static List<String> journaledIds() {
-        return TestDatabase.queryStrings(DATABASE, "SELECT id FROM delay_queue_job");
+        return STORES.journal().queryStrings("SELECT id FROM delay_queue_job");
     }
 }

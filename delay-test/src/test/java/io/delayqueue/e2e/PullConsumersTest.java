@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,27 +23,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /** Pull topics consumed over HTTP: {@code GET /get/{topic}} long-polls, {@code POST /jobs/{id}/finish} acks. */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.topics." + PullConsumersTest.SHARED + "=pull",
             "delay.dispatch.topics." + PullConsumersTest.TTR + "=pull",
             "delay.dispatch.topics." + PullConsumersTest.GONE + "=pull"
         })
-@DirtiesContext
 class PullConsumersTest {
-    static final String PREFIX = TestRedis.uniquePrefix("pull");
-    static final String DATABASE = TestDatabase.uniqueName("pull");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("pull");
     static final String SHARED = "e2epull";
     static final String TTR = "e2ettr";
     static final String GONE = "e2egone";
@@ -52,8 +43,7 @@ class PullConsumersTest {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort

@@ -4,15 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobIds;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.e2e.support.TcpProxy;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.RecordingDispatcher;
+import io.delayqueue.queue.testing.RedisFixture;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -31,12 +33,9 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import redis.clients.jedis.Jedis;
@@ -49,10 +48,7 @@ import redis.clients.jedis.Jedis;
  * MariaDB is frozen by a table lock the test holds; Redis is reached through a {@link TcpProxy} that the test cuts.
  * The journal and Redis are read directly, not through the service.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TcpProxy.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.journal.reconcile-interval=200ms",
@@ -61,7 +57,6 @@ import redis.clients.jedis.Jedis;
             "delay.redis.timeout=1s"
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class PushContractTest {
     static final long COMMIT_TIMEOUT_MS = 2_000;
     /**
@@ -70,18 +65,16 @@ class PushContractTest {
      */
     private static final long BOUND_MS = COMMIT_TIMEOUT_MS + 1_500;
 
-    static final String PREFIX = TestRedis.uniquePrefix("pushcontract");
-    static final String DATABASE = TestDatabase.uniqueName("pushcontract");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("pushcontract");
     /** In front of Redis. */
-    static final TcpProxy PROXY = new TcpProxy(TestRedis.HOST, TestRedis.PORT);
+    static final TcpProxy PROXY = new TcpProxy(RedisFixture.HOST, RedisFixture.PORT);
 
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        registry.add("delay.redis.uri", () -> "redis://" + TestRedis.HOST + ":" + PROXY.port());
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
+        registry.add("delay.redis.uri", () -> "redis://" + RedisFixture.HOST + ":" + PROXY.port());
     }
 
     @LocalServerPort
@@ -118,7 +111,7 @@ class PushContractTest {
         Api api = new Api(port);
         ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
         AtomicBoolean stop = new AtomicBoolean();
-        try (Connection freezer = TestDatabase.connect(DATABASE);
+        try (Connection freezer = openConnection();
                 Statement lock = freezer.createStatement()) {
             // every insert into the job table now waits (for a day: lock_wait_timeout), reads go on
             lock.execute("LOCK TABLES delay_queue_job READ");
@@ -186,9 +179,8 @@ class PushContractTest {
                     .isEqualTo("DELAY");
             assertThat(redisStatus(a.id())).as("Redis after the retry of %s", a).isEqualTo("DELAY");
         }
-        assertThat(TestDatabase.queryLong(
-                        DATABASE,
-                        "SELECT COUNT(*) FROM delay_queue_job_log WHERE event = 'CREATED' AND job_id IN ("
+        assertThat(STORES.journal()
+                        .queryLong("SELECT COUNT(*) FROM delay_queue_job_log WHERE event = 'CREATED' AND job_id IN ("
                                 + answers.stream().map(a -> "'" + a.id() + "'").collect(Collectors.joining(","))
                                 + ")"))
                 .as("one CREATED row per job, retried or not")
@@ -233,7 +225,7 @@ class PushContractTest {
             throws Exception {
         Api api = new Api(port);
         // a column narrower than the service's own check: only the database refuses these rows
-        execute(DATABASE, "ALTER TABLE delay_queue_job MODIFY subtopic VARCHAR(8) NULL");
+        execute("ALTER TABLE delay_queue_job MODIFY subtopic VARCHAR(8) NULL");
         try {
             List<Future<List<Answer>>> valid = new ArrayList<>();
             List<Future<List<Answer>>> poison = new ArrayList<>();
@@ -262,10 +254,8 @@ class PushContractTest {
                 }
             }
         } finally {
-            execute(
-                    DATABASE,
-                    "ALTER TABLE delay_queue_job MODIFY subtopic VARCHAR(255) CHARACTER SET utf8mb4 COLLATE"
-                            + " utf8mb4_bin NULL");
+            execute("ALTER TABLE delay_queue_job MODIFY subtopic VARCHAR(255) CHARACTER SET utf8mb4 COLLATE"
+                    + " utf8mb4_bin NULL");
         }
     }
 
@@ -288,23 +278,28 @@ class PushContractTest {
     }
 
     private String redisStatus(String id) {
-        String tag = "{" + PREFIX + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}";
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+        String tag = "{" + STORES.prefix() + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}";
+        try (Jedis jedis = new Jedis(RedisFixture.HOST, RedisFixture.PORT)) {
             String value = jedis.hget(tag + ":pool", id);
             return value == null ? null : value.substring(0, value.indexOf('|'));
         }
     }
 
-    private static void execute(String database, String sql) throws SQLException {
-        try (Connection c = TestDatabase.connect(database);
+    /** A connection of its own (closing it ends the session, and so releases any table lock it holds). */
+    private static Connection openConnection() throws SQLException {
+        return DriverManager.getConnection(
+                STORES.journal().jdbcUrl(), JournalDatabase.MARIADB_USER, JournalDatabase.MARIADB_PASSWORD);
+    }
+
+    private static void execute(String sql) throws SQLException {
+        try (Connection c = openConnection();
                 Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
     private static String journalStatus(String id) {
-        List<String> rows =
-                TestDatabase.queryStrings(DATABASE, "SELECT status FROM delay_queue_job WHERE id = '" + id + "'");
+        List<String> rows = STORES.journal().queryStrings("SELECT status FROM delay_queue_job WHERE id = '" + id + "'");
         return rows.isEmpty() ? null : rows.get(0);
     }
 

@@ -5,14 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.common.JobIds;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
+import io.delayqueue.queue.testing.RedisFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -24,12 +24,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import redis.clients.jedis.Jedis;
@@ -39,10 +36,7 @@ import redis.clients.jedis.Jedis;
  * never a deleted or cleared one, and running it again changes nothing. Each test leaves its jobs in a
  * final state, so that the counts a restore reports belong to the test that asks.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.dispatch.topics." + RestoreTest.PULL + "=pull",
@@ -52,17 +46,14 @@ import redis.clients.jedis.Jedis;
             "delay.tier.horizon=0"
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class RestoreTest {
-    static final String PREFIX = TestRedis.uniquePrefix("restore");
-    static final String DATABASE = TestDatabase.uniqueName("restore");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("restore");
     static final String PULL = "e2erestorepull";
     private static final Duration WAIT = Duration.ofSeconds(90);
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort
@@ -96,8 +87,7 @@ class RestoreTest {
         }
         Set<String> idSet = Set.copyOf(ids);
         assertThat(idSet).hasSize(jobs);
-        assertThat(TestDatabase.queryLong(
-                        DATABASE, "SELECT COUNT(*) FROM delay_queue_job WHERE topic = '" + topic + "'"))
+        assertThat(STORES.journal().queryLong("SELECT COUNT(*) FROM delay_queue_job WHERE topic = '" + topic + "'"))
                 .as("journaled rows once every push was answered")
                 .isEqualTo(jobs);
         assertThat(recorder.deliveriesOf(idSet))
@@ -105,8 +95,8 @@ class RestoreTest {
                 .isEmpty();
 
         // "FLUSHALL" of this test's Redis
-        assertThat(TestRedis.deleteKeys(PREFIX)).as("keys wiped").isPositive();
-        assertThat(TestRedis.keys(PREFIX)).isEmpty();
+        assertThat(STORES.redis().deleteAllKeys()).as("keys wiped").isPositive();
+        assertThat(STORES.redis().allKeys()).isEmpty();
 
         Api.Response first = api.get("/reStore");
         assertThat(first.status()).as("first restore: %s", first).isEqualTo(200);
@@ -169,7 +159,7 @@ class RestoreTest {
                 .as("journaled status once the delete is answered")
                 .isEqualTo("DELETED");
 
-        TestRedis.deleteKeys(PREFIX);
+        STORES.redis().deleteAllKeys();
         Api.Response restore = api.get("/reStore");
         assertThat(restore.status()).as("restore: %s", restore).isEqualTo(200);
         assertThat(restore.data().path("restored").asLong())
@@ -223,7 +213,7 @@ class RestoreTest {
             assertThat(api.get("/jobs/" + id).data().path("status").asText()).isEqualTo("DELETED");
         }
 
-        TestRedis.deleteKeys(PREFIX);
+        STORES.redis().deleteAllKeys();
         Api.Response restore = api.get("/reStore");
         assertThat(restore.status()).isEqualTo(200);
         assertThat(restore.data().path("restored").asLong())
@@ -245,7 +235,7 @@ class RestoreTest {
         String later = ids.get(1);
         await("the due job is READY in the journal").atMost(WAIT).until(() -> "READY".equals(statusInDb(due)));
 
-        TestRedis.deleteKeys(PREFIX);
+        STORES.redis().deleteAllKeys();
         Api.Response skipping = api.get("/reStore?expire=false");
         assertThat(skipping.status()).as("restore: %s", skipping).isEqualTo(200);
         assertThat(skipping.data().path("restored").asLong())
@@ -320,22 +310,21 @@ class RestoreTest {
     }
 
     private boolean inRedis(String id) {
-        String pool = "{" + PREFIX + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}:pool";
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+        String pool = "{" + STORES.prefix() + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}:pool";
+        try (Jedis jedis = new Jedis(RedisFixture.HOST, RedisFixture.PORT)) {
             return jedis.hexists(pool, id);
         }
     }
 
     private static String statusInDb(String id) {
-        List<String> s =
-                TestDatabase.queryStrings(DATABASE, "SELECT status FROM delay_queue_job WHERE id = '" + id + "'");
+        List<String> s = STORES.journal().queryStrings("SELECT status FROM delay_queue_job WHERE id = '" + id + "'");
         return s.isEmpty() ? null : s.get(0);
     }
 
     private static long countInDb(String topic, String status) {
-        return TestDatabase.queryLong(
-                DATABASE,
-                "SELECT COUNT(*) FROM delay_queue_job WHERE topic = '" + topic + "' AND status = '" + status + "'");
+        return STORES.journal()
+                .queryLong("SELECT COUNT(*) FROM delay_queue_job WHERE topic = '" + topic + "' AND status = '" + status
+                        + "'");
     }
 
     static List<JsonNode> history(Api api, String id) {

@@ -4,15 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.JobStatus;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.Deliveries;
 import io.delayqueue.e2e.support.EmbeddedRocketMq;
 import io.delayqueue.e2e.support.HungServer;
 import io.delayqueue.e2e.support.RecordingJournal;
 import io.delayqueue.e2e.support.RecordingJournalConfig;
-import io.delayqueue.e2e.support.StaticResources;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.sample.SampleConsumer;
 import io.delayqueue.sample.SampleConsumer.Delivery;
@@ -30,12 +29,9 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -45,10 +41,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * the last test shows that it does not hold up the RocketMQ topics. The in-flight limits are small here
  * ({@code max-in-flight} 600), so that a hung broker could take all of them if nothing stopped it.
  */
-@ExtendWith({TestRedis.Cleanup.class, StaticResources.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.topics.rmq-orders=rocketmq",
             "delay.dispatch.topics.rmq-restart=rocketmq",
@@ -62,10 +55,9 @@ import org.springframework.test.context.DynamicPropertySource;
             "logging.level.org.apache.rocketmq=error"
         })
 @Import(RecordingJournalConfig.class)
-@DirtiesContext
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RocketMqDispatchTest {
-    static final String PREFIX = TestRedis.uniquePrefix("rocketmq");
+    static final ServiceStores STORES = ServiceStores.redisOnly("rocketmq");
     static final EmbeddedRocketMq ROCKETMQ = EmbeddedRocketMq.started();
     static final HungServer HUNG_ACTIVEMQ = HungServer.started();
     private static final int JOBS = 1000;
@@ -78,7 +70,7 @@ class RocketMqDispatchTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
+        STORES.register(registry);
         registry.add("delay.rocketmq.namesrv", ROCKETMQ::namesrv);
         registry.add("delay.activemq.url", () -> "tcp://127.0.0.1:" + HUNG_ACTIVEMQ.port());
     }

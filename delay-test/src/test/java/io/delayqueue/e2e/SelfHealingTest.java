@@ -5,15 +5,16 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.common.JobIds;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.e2e.support.TcpProxy;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
+import io.delayqueue.queue.testing.RedisFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,12 +27,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import redis.clients.jedis.Jedis;
@@ -41,10 +39,7 @@ import redis.clients.jedis.Jedis;
  * MariaDB becomes unreachable pushes are refused with 503 (never accepted without their row) until it is
  * back. The service reaches MariaDB through a {@link TcpProxy} the test can cut.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TcpProxy.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.journal.reconcile-interval=200ms",
@@ -54,18 +49,16 @@ import redis.clients.jedis.Jedis;
             "spring.datasource.hikari.validation-timeout=500"
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class SelfHealingTest {
-    static final String PREFIX = TestRedis.uniquePrefix("heal");
-    static final String DATABASE = TestDatabase.uniqueName("heal");
-    static final TcpProxy PROXY = new TcpProxy(TestDatabase.HOST, TestDatabase.PORT);
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("heal");
+    static final TcpProxy PROXY = new TcpProxy(JournalDatabase.MARIADB_HOST, JournalDatabase.MARIADB_PORT);
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final long GRACE_MS = 500;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE, PROXY.port());
+        STORES.register(registry);
+        registry.add("spring.datasource.url", () -> STORES.journal().jdbcUrl(PROXY.port()));
     }
 
     @LocalServerPort
@@ -90,8 +83,8 @@ class SelfHealingTest {
         String id = pushed.data().asText();
         long executeAt =
                 api.get("/jobs/" + id).data().path("job").path("executeAt").asLong();
-        String tag = "{" + PREFIX + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}";
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+        String tag = "{" + STORES.prefix() + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}";
+        try (Jedis jedis = new Jedis(RedisFixture.HOST, RedisFixture.PORT)) {
             long removedFromPool = jedis.hdel(tag + ":pool", id);
             long removedFromBucket = jedis.zrem(tag + ":bucket", id);
             assertThat(removedFromPool + removedFromBucket)
@@ -199,7 +192,7 @@ class SelfHealingTest {
                 .allSatisfy(o -> assertThat(o.message()).contains("journal"));
 
         Set<String> inRedis = idsInRedis();
-        Set<String> rows = new HashSet<>(TestDatabase.queryStrings(DATABASE, "SELECT id FROM delay_queue_job"));
+        Set<String> rows = new HashSet<>(STORES.journal().queryStrings("SELECT id FROM delay_queue_job"));
         Set<String> accepted = new HashSet<>();
         Set<String> refused = new HashSet<>();
         for (Outcome o : all) {
@@ -234,8 +227,7 @@ class SelfHealingTest {
             assertThat(r.status()).as("push while reconnecting: %s", r).isIn(503, 504);
             return false;
         });
-        assertThat(TestDatabase.queryLong(
-                        DATABASE, "SELECT COUNT(*) FROM delay_queue_job WHERE id = '" + recovered[0] + "'"))
+        assertThat(STORES.journal().queryLong("SELECT COUNT(*) FROM delay_queue_job WHERE id = '" + recovered[0] + "'"))
                 .isEqualTo(1);
         assertThat(idsInRedis()).contains(recovered[0]);
         List<Outcome> more = new ArrayList<>();
@@ -250,9 +242,9 @@ class SelfHealingTest {
 
     private Set<String> idsInRedis() {
         Set<String> ids = new HashSet<>();
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+        try (Jedis jedis = new Jedis(RedisFixture.HOST, RedisFixture.PORT)) {
             for (int s = 0; s < engineConfig.shards(); s++) {
-                ids.addAll(jedis.hkeys("{" + PREFIX + ":" + s + "}:pool"));
+                ids.addAll(jedis.hkeys("{" + STORES.prefix() + ":" + s + "}:pool"));
             }
         }
         return ids;

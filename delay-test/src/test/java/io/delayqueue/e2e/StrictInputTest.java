@@ -6,11 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -28,15 +27,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -47,20 +43,15 @@ import org.springframework.test.context.DynamicPropertySource;
  * produces, Tomcat's and Spring's own included, is the envelope with {@code code} equal to the status. Valid
  * non-ASCII text comes back byte for byte: from {@code GET /jobs/{id}}, from the journal and as delivered.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.dispatch.topics." + StrictInputTest.PULL + "=pull",
             "delay.limits.max-body-size=1KB"
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class StrictInputTest {
-    static final String PREFIX = TestRedis.uniquePrefix("strict");
-    static final String DATABASE = TestDatabase.uniqueName("strict");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("strict");
     static final String PULL = "strictpull";
     private static final String JSON = "application/json";
     /** Chinese, emoji as surrogate pairs (one with a skin-tone modifier), a combining acute, a CJK Ext. B char. */
@@ -68,8 +59,7 @@ class StrictInputTest {
 
     @DynamicPropertySource
     static void services(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort
@@ -564,12 +554,12 @@ class StrictInputTest {
 
         // as journaled (utf8mb4 columns)
         String hex = HexFormat.of().withUpperCase().formatHex(utf8(TEXT));
-        assertThat(TestDatabase.queryStrings(
-                        DATABASE,
-                        "SELECT CONCAT_WS(',', HEX(body), HEX(biz_key), HEX(subtopic)) FROM delay_queue_job"
-                                + " WHERE id = '" + id + "'"))
+        assertThat(STORES.journal()
+                        .queryStrings(
+                                "SELECT CONCAT_WS(',', HEX(body), HEX(biz_key), HEX(subtopic)) FROM delay_queue_job"
+                                        + " WHERE id = '" + id + "'"))
                 .containsExactly(hex + "," + hex + "," + hex);
-        assertThat(TestDatabase.queryStrings(DATABASE, "SELECT HEX(url) FROM delay_queue_job WHERE id = '" + id + "'"))
+        assertThat(STORES.journal().queryStrings("SELECT HEX(url) FROM delay_queue_job WHERE id = '" + id + "'"))
                 .containsExactly(HexFormat.of().withUpperCase().formatHex(utf8(url)));
         assertThat(send("POST", "/jobs/" + id + "/finish", null, null, JSON).status())
                 .isEqualTo(200);
@@ -587,7 +577,7 @@ class StrictInputTest {
         Answer got = send("GET", "/jobs/" + id, null, null, JSON);
         assertThat(got.json().path("data").path("job").path("body").asText()).isEqualTo("😀 订单");
         assertThat(got.json().path("data").path("job").path("bizKey").asText()).isEqualTo("𠀀");
-        assertThat(TestDatabase.queryStrings(DATABASE, "SELECT HEX(body) FROM delay_queue_job WHERE id = '" + id + "'"))
+        assertThat(STORES.journal().queryStrings("SELECT HEX(body) FROM delay_queue_job WHERE id = '" + id + "'"))
                 .containsExactly("F09F988020E8AEA2E58D95");
         assertThat(send("DELETE", "/jobs/" + id, null, null, JSON).status()).isEqualTo(200);
     }
@@ -624,7 +614,7 @@ class StrictInputTest {
 
     @Test
     void a_push_asking_for_html_is_answered_in_json_with_the_truth() {
-        long before = TestDatabase.queryLong(DATABASE, "SELECT COUNT(*) FROM delay_queue_job");
+        long before = STORES.journal().queryLong("SELECT COUNT(*) FROM delay_queue_job");
 
         Answer a = send(
                 "POST", "/push", utf8("{\"topic\":\"strict\",\"body\":\"x\",\"delay\":600000}"), JSON, "text/html");
@@ -632,7 +622,7 @@ class StrictInputTest {
         assertThat(a.status()).as("push: %s", a).isEqualTo(200);
         assertThat(a.contentType()).startsWith("application/json");
         assertThat(a.json().path("success").asBoolean()).isTrue();
-        assertThat(TestDatabase.queryLong(DATABASE, "SELECT COUNT(*) FROM delay_queue_job"))
+        assertThat(STORES.journal().queryLong("SELECT COUNT(*) FROM delay_queue_job"))
                 .isEqualTo(before + 1);
         assertThat(send("DELETE", "/jobs/" + a.json().path("data").asText(), null, null, JSON)
                         .status())
@@ -660,9 +650,9 @@ class StrictInputTest {
 
     private Written written() {
         return new Written(
-                TestDatabase.queryLong(DATABASE, "SELECT COUNT(*) FROM delay_queue_job"),
-                TestDatabase.queryLong(DATABASE, "SELECT COUNT(*) FROM delay_queue_job_log"),
-                TestRedis.keys(PREFIX).stream().sorted().toList(),
+                STORES.journal().queryLong("SELECT COUNT(*) FROM delay_queue_job"),
+                STORES.journal().queryLong("SELECT COUNT(*) FROM delay_queue_job_log"),
+                STORES.redis().allKeys().stream().sorted().toList(),
                 new Api(port).storedTotal(),
                 recorder.count());
     }

@@ -5,14 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.common.JobIds;
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RecordingDispatcher.Delivery;
+import io.delayqueue.queue.testing.RedisFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,12 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import redis.clients.jedis.Jedis;
@@ -36,24 +33,17 @@ import redis.clients.jedis.Jedis;
  * tier, and each is loaded ahead of its due time and delivered on time, once; a far job deleted while only the
  * journal holds it is never delivered.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"delay.dispatch.default=" + RecordingDispatcher.NAME, "delay.tier.horizon=2s"})
+@ServiceTest(properties = {"delay.dispatch.default=" + RecordingDispatcher.NAME, "delay.tier.horizon=2s"})
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class TierEndToEndTest {
-    static final String PREFIX = TestRedis.uniquePrefix("tier");
-    static final String DATABASE = TestDatabase.uniqueName("tier");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("tier");
     private static final String TOPIC = "e2e.tier";
     private static final int JOBS = 200;
     private static final long DELAY_MS = 8_000;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort
@@ -141,8 +131,8 @@ class TierEndToEndTest {
     }
 
     private boolean inRedis(String id) {
-        String pool = "{" + PREFIX + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}:pool";
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+        String pool = "{" + STORES.prefix() + ":" + JobIds.shardOf(id, engineConfig.shards()) + "}:pool";
+        try (Jedis jedis = new Jedis(RedisFixture.HOST, RedisFixture.PORT)) {
             return jedis.hexists(pool, id);
         }
     }

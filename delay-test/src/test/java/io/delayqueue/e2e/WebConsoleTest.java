@@ -3,11 +3,10 @@ package io.delayqueue.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
-import io.delayqueue.e2e.support.TestDatabase;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,7 +20,6 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
@@ -34,10 +32,8 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -47,22 +43,17 @@ import org.springframework.test.context.DynamicPropertySource;
  * and delivered, looks it up with its history, deletes another, and requeues a dead letter. Screenshots go to
  * {@code target/screenshots/}.
  */
-@ExtendWith({TestDatabase.Cleanup.class, TestRedis.Cleanup.class})
-@SpringBootTest(
-        classes = DelayQueueApplication.class,
-        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.dispatch.topics." + WebConsoleTest.PULL_TOPIC + "=pull",
             "delay.security.token=" + WebConsoleTest.TOKEN
         })
 @Import(RecordingDispatcherConfig.class)
-@DirtiesContext
 class WebConsoleTest {
     static final String TOKEN = "console-secret";
     static final String PULL_TOPIC = "console.pull";
-    static final String PREFIX = TestRedis.uniquePrefix("console");
-    static final String DATABASE = TestDatabase.uniqueName("console");
+    static final ServiceStores STORES = ServiceStores.redisAndJournal("console");
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
@@ -70,8 +61,7 @@ class WebConsoleTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        TestRedis.register(registry, PREFIX);
-        TestDatabase.register(registry, DATABASE);
+        STORES.register(registry);
     }
 
     @LocalServerPort

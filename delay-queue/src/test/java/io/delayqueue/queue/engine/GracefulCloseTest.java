@@ -151,8 +151,7 @@ class GracefulCloseTest {
     }
 
     private MyBatisJournal journal() {
-        MyBatisJournal journal = new MyBatisJournal(
-                db.sessions(),
+        MyBatisJournal journal = db.journal(
                 JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 1),
                 EngineConfig.DEFAULT_SHARDS,

@@ -7,6 +7,7 @@ import io.delayqueue.queue.journal.EmptyJournal;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.PurgedRows;
 import io.delayqueue.queue.testing.ManualClock;
+import io.delayqueue.queue.testing.RecordingEngineListener;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -31,13 +32,7 @@ class JournalPurgerTest {
     /** The purger's nanosecond ticker: a batch takes no time unless the journal moves it. */
     private final java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
 
-    private final List<int[]> heard = new ArrayList<>();
-    private final EngineListener listener = new EngineListener() {
-        @Override
-        public void journalPurged(int jobRows, int logRows) {
-            heard.add(new int[] {jobRows, logRows});
-        }
-    };
+    private final RecordingEngineListener listener = new RecordingEngineListener();
 
     private JournalPurger purger(Duration retention, int batchSize, Duration pause) {
         return new JournalPurger(
@@ -61,7 +56,8 @@ class JournalPurgerTest {
         });
         assertThat(pauses).as("a pause between batches, none after the last").hasSize(2);
         assertThat(pauses).allSatisfy(p -> assertThat(p).isGreaterThanOrEqualTo(50));
-        assertThat(heard).extracting(h -> h[0] + "/" + h[1]).containsExactly("10/30", "10/31", "4/12");
+        assertThat(listener.events())
+                .containsExactly("journalPurged 10 30", "journalPurged 10 31", "journalPurged 4 12");
     }
 
     @Test
@@ -109,7 +105,7 @@ class JournalPurgerTest {
                 .extracting(a -> a[0])
                 .containsExactly(
                         NOW - RETENTION.toMillis(), NOW + Duration.ofHours(1).toMillis() - RETENTION.toMillis());
-        assertThat(heard).as("nothing purged, nothing told").isEmpty();
+        assertThat(listener.events()).as("nothing purged, nothing told").isEmpty();
     }
 
     @Test

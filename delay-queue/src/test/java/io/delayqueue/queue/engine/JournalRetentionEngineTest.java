@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
-import io.delayqueue.queue.journal.JournalMode;
-import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
+import io.delayqueue.queue.testing.RecordingEngineListener;
 import io.delayqueue.queue.testing.RedisFixture;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +17,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,8 +31,7 @@ class JournalRetentionEngineTest {
     private static final Duration RETENTION = Duration.ofDays(7);
 
     private final ManualClock clock = new ManualClock(T0);
-    private final AtomicLong heardJobRows = new AtomicLong();
-    private final AtomicLong heardLogRows = new AtomicLong();
+    private final RecordingEngineListener listener = new RecordingEngineListener();
     private RedisFixture redis;
     private JournalDatabase db;
     private MyBatisJournal journal;
@@ -44,12 +41,7 @@ class JournalRetentionEngineTest {
     void setUp() {
         redis = new RedisFixture();
         db = JournalDatabase.mariaDb();
-        journal = new MyBatisJournal(
-                db.sessions(),
-                JournalSettings.DEFAULTS.withWriter(
-                        JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
-                4,
-                clock);
+        journal = db.journal(4, clock);
         EngineConfig config = EngineConfig.DEFAULTS
                 .withShards(4)
                 .withRedisPrefix(redis.prefix())
@@ -62,13 +54,7 @@ class JournalRetentionEngineTest {
                 new StandaloneCoordinator(),
                 journal,
                 clock);
-        engine.setListener(new EngineListener() {
-            @Override
-            public void journalPurged(int jobRows, int logRows) {
-                heardJobRows.addAndGet(jobRows);
-                heardLogRows.addAndGet(logRows);
-            }
-        });
+        engine.setListener(listener);
     }
 
     @AfterEach
@@ -134,8 +120,8 @@ class JournalRetentionEngineTest {
 
         assertThat(failures).isEmpty();
         assertThat(report).isEqualTo(new PurgeReport(95, 95 * 2, 10));
-        assertThat(heardJobRows).hasValue(95);
-        assertThat(heardLogRows).hasValue(95 * 2);
+        assertThat(listener.purgedJobRows()).isEqualTo(95);
+        assertThat(listener.purgedLogRows()).isEqualTo(95 * 2);
         assertThat(deleted).allSatisfy(id -> {
             assertThat(journal.find(id)).isEmpty();
             assertThat(journal.history(id)).isEmpty();

@@ -6,15 +6,12 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
-import io.delayqueue.queue.journal.JournalMode;
-import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
 import io.delayqueue.queue.testing.TestIds;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -41,12 +38,7 @@ class JournaledPushTest {
     void setUp() {
         redis = new RedisFixture();
         db = JournalDatabase.h2();
-        journal = new MyBatisJournal(
-                db.sessions(),
-                JournalSettings.DEFAULTS.withWriter(
-                        JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
-                4,
-                new ManualClock(T0));
+        journal = db.journal(4, new ManualClock(T0));
         EngineConfig config = EngineConfig.DEFAULTS
                 .withShards(4)
                 .withRedisPrefix(redis.prefix())

@@ -52,8 +52,7 @@ class TierRaceTest {
     void setUp() {
         redis = new RedisFixture();
         db = JournalDatabase.mariaDb();
-        journal = new MyBatisJournal(
-                db.sessions(),
+        journal = db.journal(
                 JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(20), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
                 4,

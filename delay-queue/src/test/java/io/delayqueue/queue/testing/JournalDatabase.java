@@ -2,6 +2,9 @@ package io.delayqueue.queue.testing;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.JournalSettings;
+import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -9,6 +12,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -28,34 +36,86 @@ import org.flywaydb.core.Flyway;
  * ({@code classpath:db/migration}, i.e. {@code sql/}), applied by Flyway as the service does.
  *
  * <p>The journal reaches the database through a {@link Gate}: a test can hold every new connection (to make
- * a commit slow) or refuse them (the database is down).
+ * a commit slow) or refuse them (the database is down). {@link #journal} builds the journal over it.
+ *
+ * <p>{@link #forService(String)} is the database of a service under test instead: created empty, the
+ * service's Flyway applies the schema at start-up as in production, and the test reads it through
+ * {@link #queryLong} and {@link #queryStrings}.
  */
 public final class JournalDatabase implements AutoCloseable {
     public static final String MARIADB_HOST = "127.0.0.1";
     public static final int MARIADB_PORT = 3306;
+    public static final String MARIADB_USER = "root";
+    public static final String MARIADB_PASSWORD = "";
     private static final String MARIADB_SERVER_URL = "jdbc:mysql://" + MARIADB_HOST + ":" + MARIADB_PORT + "/";
+    /** The options of every Connector/J URL here, as the service is configured for MariaDB. */
+    private static final String MYSQL_DRIVER_OPTIONS = "?rewriteBatchedStatements=true";
+
+    /**
+     * What most tests' journal runs with: synchronous, a 50 ms group-commit lag, two create writers; a test that
+     * needs other settings passes its own to {@link #journal(JournalSettings, int, Clock)}.
+     */
+    public static final JournalSettings SETTINGS = JournalSettings.DEFAULTS.withWriter(
+            JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 2);
 
     private final String name;
     private final boolean mariaDb;
     private final HikariDataSource pool;
     private final Gate gate;
 
-    private JournalDatabase(String name, boolean mariaDb, String url, String user) {
+    private JournalDatabase(String name, boolean mariaDb, String url, String user, boolean migrate, int poolSize) {
         this.name = name;
         this.mariaDb = mariaDb;
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername(user);
         config.setPassword("");
-        config.setMaximumPoolSize(8);
+        config.setMaximumPoolSize(poolSize);
         config.setPoolName("journal-test-" + name);
         this.pool = new HikariDataSource(config);
+        if (migrate) {
+            try {
+                migrate(pool);
+            } catch (RuntimeException e) {
+                pool.close();
+                throw e;
+            }
+        }
+        this.gate = new Gate(pool);
+    }
+
+    /** Applies the schema from the migrations in the jar ({@code sql/}) with Flyway, as the service does at start-up. */
+    public static void migrate(DataSource dataSource) {
         Flyway.configure()
-                .dataSource(pool)
+                .dataSource(dataSource)
                 .locations("classpath:db/migration")
                 .load()
                 .migrate();
-        this.gate = new Gate(pool);
+    }
+
+    /** A MyBatis session factory over {@code dataSource}, with JDBC transactions, as the service configures it. */
+    public static SqlSessionFactory sessions(DataSource dataSource) {
+        Configuration configuration =
+                new Configuration(new Environment("journal-test", new JdbcTransactionFactory(), dataSource));
+        return new SqlSessionFactoryBuilder().build(configuration);
+    }
+
+    /**
+     * The journal over {@code dataSource} (whose schema is in place), for a benchmark or a database of the
+     * caller's own; {@link #journal(JournalSettings, int, Clock)} is the one over this database.
+     */
+    public static MyBatisJournal journal(DataSource dataSource, JournalSettings settings, int shards, Clock clock) {
+        return new MyBatisJournal(sessions(dataSource), settings, shards, clock);
+    }
+
+    /** A journal over this database's {@link #gate()}; the caller closes it (before this database). */
+    public MyBatisJournal journal(JournalSettings settings, int shards, Clock clock) {
+        return journal(gate, settings, shards, clock);
+    }
+
+    /** As {@link #journal(JournalSettings, int, Clock)} with {@link #SETTINGS}. */
+    public MyBatisJournal journal(int shards, Clock clock) {
+        return journal(SETTINGS, shards, clock);
     }
 
     /**
@@ -63,19 +123,35 @@ public final class JournalDatabase implements AutoCloseable {
      * saying how to start it, when it is down.
      */
     public static JournalDatabase mariaDb() {
-        return mariaDb(MARIADB_SERVER_URL, "?rewriteBatchedStatements=true");
+        return mariaDb(randomName(), MARIADB_SERVER_URL, MYSQL_DRIVER_OPTIONS, true, 8);
     }
 
     /** As {@link #mariaDb()}, reached with MariaDB's own driver (its bulk protocol for batches). */
     public static JournalDatabase mariaDbWithMariaDbDriver() {
-        return mariaDb("jdbc:mariadb://" + MARIADB_HOST + ":" + MARIADB_PORT + "/", "");
+        return mariaDb(randomName(), "jdbc:mariadb://" + MARIADB_HOST + ":" + MARIADB_PORT + "/", "", true, 8);
     }
 
-    private static JournalDatabase mariaDb(String serverUrl, String options) {
-        String name = "dq_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    /**
+     * An empty database {@code dq_test_<label>_<random>} on the machine's MariaDB for a service under test (in
+     * this JVM or another), whose Flyway applies the schema at start-up; point it at {@link #jdbcUrl()} as
+     * {@link #MARIADB_USER} with {@link #MARIADB_PASSWORD}. The test's own connections (two at most) read it.
+     */
+    public static JournalDatabase forService(String label) {
+        String clean = label.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
+        String name = "dq_test_" + clean.substring(0, Math.min(16, clean.length())) + "_"
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        return mariaDb(name, MARIADB_SERVER_URL, MYSQL_DRIVER_OPTIONS, false, 2);
+    }
+
+    private static String randomName() {
+        return "dq_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    }
+
+    private static JournalDatabase mariaDb(
+            String name, String serverUrl, String options, boolean migrate, int poolSize) {
         executeOnServer("CREATE DATABASE " + name + " CHARACTER SET utf8mb4");
         try {
-            return new JournalDatabase(name, true, serverUrl + name + options, "root");
+            return new JournalDatabase(name, true, serverUrl + name + options, MARIADB_USER, migrate, poolSize);
         } catch (RuntimeException e) {
             executeOnServer("DROP DATABASE IF EXISTS " + name);
             throw e;
@@ -84,13 +160,15 @@ public final class JournalDatabase implements AutoCloseable {
 
     /** A new H2 in-memory database in MySQL mode, as the embedded default runs it (but not on disk). */
     public static JournalDatabase h2() {
-        String name = "dq_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        String name = randomName();
         return new JournalDatabase(
                 name,
                 false,
                 "jdbc:h2:mem:" + name
                         + ";DB_CLOSE_DELAY=-1;MODE=MySQL;DATABASE_TO_LOWER=TRUE;CASE_INSENSITIVE_IDENTIFIERS=TRUE",
-                "sa");
+                "sa",
+                true,
+                8);
     }
 
     public String name() {
@@ -106,11 +184,17 @@ public final class JournalDatabase implements AutoCloseable {
         return gate;
     }
 
-    /** A MyBatis session factory over the gated data source, with JDBC transactions, as the service configures it. */
-    public SqlSessionFactory sessions() {
-        Configuration configuration =
-                new Configuration(new Environment("journal-test", new JdbcTransactionFactory(), gate));
-        return new SqlSessionFactoryBuilder().build(configuration);
+    /** The JDBC URL of this MariaDB database, as a service is configured for it. */
+    public String jdbcUrl() {
+        return jdbcUrl(MARIADB_PORT);
+    }
+
+    /** The JDBC URL of this MariaDB database reached through {@code port} on 127.0.0.1 (a proxy, say). */
+    public String jdbcUrl(int port) {
+        if (!mariaDb) {
+            throw new IllegalStateException(name + " is an in-memory H2 database");
+        }
+        return "jdbc:mysql://" + MARIADB_HOST + ":" + port + "/" + name + MYSQL_DRIVER_OPTIONS;
     }
 
     /** A connection straight to the database (not through the gate), to play another writer. */
@@ -128,7 +212,22 @@ public final class JournalDatabase implements AutoCloseable {
             }
             return rs.getLong(1);
         } catch (SQLException e) {
-            throw new IllegalStateException(sql + " failed", e);
+            throw new IllegalStateException(sql + " failed in " + name, e);
+        }
+    }
+
+    /** The first column of every row of a query run directly. */
+    public List<String> queryStrings(String sql) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            List<String> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + " failed in " + name, e);
         }
     }
 
@@ -139,7 +238,7 @@ public final class JournalDatabase implements AutoCloseable {
                 ResultSet rs = s.executeQuery(sql)) {
             return rs.next() ? rs.getString(1) : null;
         } catch (SQLException e) {
-            throw new IllegalStateException(sql + " failed", e);
+            throw new IllegalStateException(sql + " failed in " + name, e);
         }
     }
 
@@ -152,9 +251,21 @@ public final class JournalDatabase implements AutoCloseable {
         }
     }
 
+    /** Whether the MariaDB server still has this database (after {@link #close()}: it should not). */
+    public boolean existsOnServer() {
+        try (Connection c = DriverManager.getConnection(MARIADB_SERVER_URL, MARIADB_USER, MARIADB_PASSWORD);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW DATABASES LIKE '" + name + "'")) {
+            return rs.next();
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "SHOW DATABASES failed on MariaDB at " + MARIADB_HOST + ":" + MARIADB_PORT, e);
+        }
+    }
+
     /** Runs a statement on the MariaDB server as root, outside any test database. */
     public static void executeOnServer(String sql) {
-        try (Connection c = DriverManager.getConnection(MARIADB_SERVER_URL, "root", "");
+        try (Connection c = DriverManager.getConnection(MARIADB_SERVER_URL, MARIADB_USER, MARIADB_PASSWORD);
                 Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {

@@ -32,6 +32,22 @@ public final class RecordingEngineListener implements EngineListener {
         return events.stream().filter(event::equals).count();
     }
 
+    /** The job rows of every {@code journalPurged} event so far, summed. */
+    public long purgedJobRows() {
+        return purgedRows(1);
+    }
+
+    /** The log rows of every {@code journalPurged} event so far, summed. */
+    public long purgedLogRows() {
+        return purgedRows(2);
+    }
+
+    private long purgedRows(int field) {
+        return events("journalPurged").stream()
+                .mapToLong(e -> Long.parseLong(e.split(" ")[field]))
+                .sum();
+    }
+
     @Override
     public void pushed(String topic) {
         events.add("pushed " + topic);

@@ -8,20 +8,53 @@ import java.util.List;
 import java.util.UUID;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.commands.KeyCommands;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * The Redis on 127.0.0.1:6379 under a key prefix of its own ({@code t-<uuid>}), so that tests never see
- * each other's keys; {@link #close()} removes every key of the prefix.
+ * The Redis on 127.0.0.1:6379 under a key prefix of its own ({@code t-<uuid>}, or {@code t-<label>-<uuid>}),
+ * so that tests never see each other's keys; {@link #close()} removes every key of the prefix. A service under
+ * test (in this JVM or another) is pointed at {@link #URI} with {@link #prefix()}.
  */
 public final class RedisFixture implements AutoCloseable {
     public static final String HOST = "127.0.0.1";
     public static final int PORT = 6379;
+    public static final String URI = "redis://" + HOST + ":" + PORT;
 
     private final JedisPooled redis = new JedisPooled(HOST, PORT);
-    private final String prefix = "t-" + UUID.randomUUID();
-    private final RedisKeys keys = new RedisKeys(prefix);
+    private final String prefix;
+    private final RedisKeys keys;
+
+    public RedisFixture() {
+        this("t-" + UUID.randomUUID());
+    }
+
+    private RedisFixture(String prefix) {
+        this.prefix = prefix;
+        this.keys = new RedisKeys(prefix);
+    }
+
+    /**
+     * A fixture whose prefix names the test ({@code t-<label>-<uuid>}); fails at once, saying how to start
+     * Redis, when it is down.
+     */
+    public static RedisFixture labelled(String label) {
+        if (label.contains("*") || label.contains("?") || label.contains("[")) {
+            throw new IllegalArgumentException("a prefix must not contain glob characters: " + label);
+        }
+        RedisFixture fixture = new RedisFixture("t-" + label + "-" + UUID.randomUUID());
+        try {
+            fixture.redis.ping();
+        } catch (JedisConnectionException e) {
+            fixture.redis.close();
+            throw new IllegalStateException(
+                    "these tests need Redis on " + HOST + ":" + PORT + "; start it with: "
+                            + "redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save \"\" --appendonly no",
+                    e);
+        }
+        return fixture;
+    }
 
     public JedisPooled redis() {
         return redis;
@@ -58,13 +91,19 @@ public final class RedisFixture implements AutoCloseable {
         return found;
     }
 
+    /** Unlinks every key of the prefix (the queue's data is gone, as after a flush); returns how many there were. */
+    public int deleteAllKeys() {
+        List<String> all = allKeys();
+        for (int i = 0; i < all.size(); i += 500) {
+            redis.unlink(all.subList(i, Math.min(all.size(), i + 500)).toArray(String[]::new));
+        }
+        return all.size();
+    }
+
     @Override
     public void close() {
         try {
-            List<String> all = allKeys();
-            if (!all.isEmpty()) {
-                redis.unlink(all.toArray(String[]::new));
-            }
+            deleteAllKeys();
         } finally {
             redis.close();
         }

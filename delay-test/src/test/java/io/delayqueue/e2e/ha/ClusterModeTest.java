@@ -8,8 +8,7 @@ import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.Cluster;
 import io.delayqueue.e2e.support.HaServiceProcess;
 import io.delayqueue.e2e.support.Jobs;
-import io.delayqueue.e2e.support.TestJournal;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,19 +29,18 @@ import org.junit.jupiter.api.Test;
  * JVM's console dispatcher output.
  */
 class ClusterModeTest {
-    private static final String PREFIX = TestRedis.uniquePrefix("ha-cluster");
     private static final int SHARDS = 8;
     private static final int JOBS = 10_000;
     private static final int PENDING_JOBS = 2_000;
 
     private static TestingServer zookeeper;
-    private static TestJournal journal;
+    private static ServiceStores stores;
     private static final List<HaServiceProcess> instances = new ArrayList<>();
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
         zookeeper = ZooKeeperFixture.startServer();
-        journal = new TestJournal("ha_cluster");
+        stores = ServiceStores.redisAndJournal("ha-cluster");
     }
 
     @AfterAll
@@ -51,17 +49,14 @@ class ClusterModeTest {
             instances.forEach(HaServiceProcess::close);
         } finally {
             zookeeper.close();
-            journal.close();
-            TestRedis.deleteKeys(PREFIX);
+            stores.close();
         }
     }
 
-    /** A cluster instance on the machine's Redis under {@code prefix}, with the journal of the test. */
-    static List<String> clusterArgs(String name, String prefix, String zookeeperConnect, TestJournal journal) {
-        List<String> args = new ArrayList<>(journal.serviceArgs());
+    /** A cluster instance on the test's stores, which every instance shares. */
+    static List<String> clusterArgs(String name, ServiceStores stores, String zookeeperConnect) {
+        List<String> args = new ArrayList<>(stores.serviceArgs());
         args.addAll(List.of(
-                "--delay.redis.uri=" + TestRedis.URI,
-                "--delay.redis.prefix=" + prefix,
                 "--delay.shards=" + SHARDS,
                 "--delay.ha.mode=cluster",
                 "--delay.ha.instance-id=" + name,
@@ -74,8 +69,7 @@ class ClusterModeTest {
     @Test
     void three_instances_deliver_every_job_once_and_the_shards_of_one_that_stops_move_to_the_others() {
         for (String name : List.of("c-a", "c-b", "c-c")) {
-            instances.add(
-                    HaServiceProcess.start(name, clusterArgs(name, PREFIX, zookeeper.getConnectString(), journal)));
+            instances.add(HaServiceProcess.start(name, clusterArgs(name, stores, zookeeper.getConnectString())));
         }
         instances.forEach(p -> p.awaitReady(Duration.ofSeconds(120)));
         await("the shards are divided among the three")

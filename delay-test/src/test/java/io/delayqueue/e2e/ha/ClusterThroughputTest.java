@@ -7,8 +7,8 @@ import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.Cluster;
 import io.delayqueue.e2e.support.HaServiceProcess;
 import io.delayqueue.e2e.support.Jobs;
-import io.delayqueue.e2e.support.TestJournal;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
+import io.delayqueue.queue.testing.RedisFixture;
 import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,19 +34,18 @@ import redis.clients.jedis.Jedis;
  * same two cores.
  */
 class ClusterThroughputTest {
-    private static final String PREFIX = TestRedis.uniquePrefix("ha-rate");
     private static final int SHARDS = 8;
     private static final int JOBS = 30_000;
     private static final int ROUNDS = 2;
 
     private static TestingServer zookeeper;
-    private static TestJournal journal;
+    private static ServiceStores stores;
     private static final List<HaServiceProcess> instances = new ArrayList<>();
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
         zookeeper = ZooKeeperFixture.startServer();
-        journal = new TestJournal("ha_rate");
+        stores = ServiceStores.redisAndJournal("ha-rate");
     }
 
     @AfterAll
@@ -55,8 +54,7 @@ class ClusterThroughputTest {
             instances.forEach(HaServiceProcess::close);
         } finally {
             zookeeper.close();
-            journal.close();
-            TestRedis.deleteKeys(PREFIX);
+            stores.close();
         }
     }
 
@@ -64,7 +62,7 @@ class ClusterThroughputTest {
     void dispatch_rate_with_one_two_and_three_cluster_instances_is_measured_and_printed() {
         for (String name : List.of("r-a", "r-b", "r-c")) {
             instances.add(HaServiceProcess.start(
-                    name, ClusterModeTest.clusterArgs(name, PREFIX, zookeeper.getConnectString(), journal)));
+                    name, ClusterModeTest.clusterArgs(name, stores, zookeeper.getConnectString())));
         }
         instances.forEach(p -> p.awaitReady(Duration.ofSeconds(120)));
         List<HaServiceProcess> live = new ArrayList<>(instances);
@@ -166,7 +164,7 @@ class ClusterThroughputTest {
 
     /** CPU seconds the Redis server has used (user + system). */
     private static double redisCpuSeconds() {
-        try (Jedis jedis = new Jedis(TestRedis.HOST, TestRedis.PORT)) {
+        try (Jedis jedis = new Jedis(RedisFixture.HOST, RedisFixture.PORT)) {
             double total = 0;
             for (String line : jedis.info("cpu").split("\r?\n")) {
                 if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {

@@ -8,8 +8,7 @@ import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.Cluster;
 import io.delayqueue.e2e.support.HaServiceProcess;
 import io.delayqueue.e2e.support.Jobs;
-import io.delayqueue.e2e.support.TestJournal;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,14 +34,13 @@ class FrozenOwnerTest {
     private static final Duration SPREAD = Duration.ofSeconds(8);
 
     private TestingServer zookeeper;
-    private TestJournal journal;
-    private String prefix;
+    private ServiceStores stores;
     private final List<HaServiceProcess> instances = new ArrayList<>();
 
     @BeforeEach
     void startZooKeeper() throws Exception {
         zookeeper = ZooKeeperFixture.startServer();
-        journal = new TestJournal("frozen");
+        stores = ServiceStores.redisAndJournal("frozen");
     }
 
     @AfterEach
@@ -51,16 +49,13 @@ class FrozenOwnerTest {
             instances.forEach(HaServiceProcess::close);
         } finally {
             zookeeper.close();
-            journal.close();
-            TestRedis.deleteKeys(prefix);
+            stores.close();
         }
     }
 
     private HaServiceProcess start(String name, String mode) {
-        List<String> args = new ArrayList<>(journal.serviceArgs());
+        List<String> args = new ArrayList<>(stores.serviceArgs());
         args.addAll(List.of(
-                "--delay.redis.uri=" + TestRedis.URI,
-                "--delay.redis.prefix=" + prefix,
                 "--delay.shards=" + SHARDS,
                 "--delay.ha.mode=" + mode,
                 "--delay.ha.instance-id=" + name,
@@ -76,7 +71,6 @@ class FrozenOwnerTest {
 
     @Test
     void a_leader_frozen_past_its_session_hands_over_nothing_after_it_wakes() {
-        prefix = TestRedis.uniquePrefix("frozen-ms");
         HaServiceProcess a = start("ms-a", "master-slave");
         HaServiceProcess b = start("ms-b", "master-slave");
         a.awaitReady(Duration.ofSeconds(180));
@@ -91,7 +85,6 @@ class FrozenOwnerTest {
 
     @Test
     void a_cluster_member_frozen_past_its_session_hands_over_nothing_after_it_wakes() {
-        prefix = TestRedis.uniquePrefix("frozen-cluster");
         HaServiceProcess a = start("cl-a", "cluster");
         HaServiceProcess b = start("cl-b", "cluster");
         a.awaitReady(Duration.ofSeconds(180));

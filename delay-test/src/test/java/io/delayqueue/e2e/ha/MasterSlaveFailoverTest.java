@@ -5,8 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.e2e.support.HaServiceProcess;
 import io.delayqueue.e2e.support.Jobs;
-import io.delayqueue.e2e.support.TestJournal;
-import io.delayqueue.e2e.support.TestRedis;
+import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,19 +28,18 @@ import org.junit.jupiter.api.Test;
  * once); a job never delivered fails the test.
  */
 class MasterSlaveFailoverTest {
-    private static final String PREFIX = TestRedis.uniquePrefix("ha-ms");
     private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
     private static final int JOBS = 10_000;
     private static final Duration SPREAD = Duration.ofSeconds(20);
 
     private static TestingServer zookeeper;
-    private static TestJournal journal;
+    private static ServiceStores stores;
     private static final List<HaServiceProcess> instances = new ArrayList<>();
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
         zookeeper = ZooKeeperFixture.startServer();
-        journal = new TestJournal("ha_ms");
+        stores = ServiceStores.redisAndJournal("ha-ms");
     }
 
     @AfterAll
@@ -50,16 +48,13 @@ class MasterSlaveFailoverTest {
             instances.forEach(HaServiceProcess::close);
         } finally {
             zookeeper.close();
-            journal.close();
-            TestRedis.deleteKeys(PREFIX);
+            stores.close();
         }
     }
 
     private static HaServiceProcess startInstance(String name) {
-        List<String> args = new ArrayList<>(journal.serviceArgs());
+        List<String> args = new ArrayList<>(stores.serviceArgs());
         args.addAll(List.of(
-                "--delay.redis.uri=" + TestRedis.URI,
-                "--delay.redis.prefix=" + PREFIX,
                 "--delay.ha.mode=master-slave",
                 "--delay.ha.instance-id=" + name,
                 "--delay.zk.connect=" + zookeeper.getConnectString(),

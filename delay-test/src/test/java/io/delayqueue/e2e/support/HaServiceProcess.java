@@ -1,5 +1,7 @@
 package io.delayqueue.e2e.support;
 
+import static org.awaitility.Awaitility.await;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -154,7 +156,7 @@ public final class HaServiceProcess implements AutoCloseable {
 
     /** Waits until the HTTP API answers {@code /stats}; fails early when the process died. */
     public HaServiceProcess awaitReady(Duration timeout) {
-        Await.until(timeout, name + " answers on port " + port, () -> {
+        await(name + " answers on port " + port).atMost(timeout).until(() -> {
             if (!process.isAlive()) {
                 throw new AssertionError(
                         name + " exited with " + process.exitValue() + "; see target/service-logs/" + name + ".log");

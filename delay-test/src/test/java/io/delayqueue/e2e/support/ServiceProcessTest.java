@@ -1,6 +1,7 @@
 package io.delayqueue.e2e.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +48,9 @@ class ServiceProcessTest {
         ServiceProcess process =
                 ServiceProcess.startCommand("harness-printer", List.of("bash", "-c", printer), printed);
         try {
-            Await.until(Duration.ofSeconds(30), "the printer printed every job", () -> Files.exists(printedAll));
+            await("the printer printed every job")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> Files.exists(printedAll));
             ProcessHandle.of(process.pid()).orElseThrow().onExit().thenRun(killed::countDown);
 
             process.kill();

@@ -9,11 +9,11 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Closes the test class's static {@link AutoCloseable} fields (brokers, servers, Redis fixtures) that are
- * set once the class is done, last declared first, every one even when another fails. Declare it with
- * {@code @ExtendWith} <em>above</em> {@code @SpringBootTest}: extensions registered first finish last, so the
- * application is closed before the servers it talks to go away. {@link #stringField} reads the names the
- * clean-up extensions of {@link TestRedis} and {@link TestDatabase} look for.
+ * Closes the test class's static {@link AutoCloseable} fields (brokers, servers, proxies, the
+ * {@link ServiceStores}) that are set once the class is done, last declared first, every one even when another
+ * fails. Declare it with {@code @ExtendWith} <em>above</em> {@code @SpringBootTest}: extensions registered first
+ * finish last, so the application (and its journal, which flushes on close) is closed before the servers and
+ * stores it talks to go away.
  */
 public final class StaticResources implements AfterAllCallback {
     @Override
@@ -44,21 +44,5 @@ public final class StaticResources implements AfterAllCallback {
         if (first != null) {
             throw first;
         }
-    }
-
-    /** The value of the static {@code String} field {@code name} of {@code testClass} or of a superclass. */
-    public static String stringField(Class<?> testClass, String name) throws IllegalAccessException {
-        for (Class<?> c = testClass; c != null; c = c.getSuperclass()) {
-            try {
-                Field f = c.getDeclaredField(name);
-                if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
-                    f.setAccessible(true);
-                    return (String) f.get(null);
-                }
-            } catch (NoSuchFieldException ignored) {
-                // look in the superclass
-            }
-        }
-        throw new IllegalStateException(testClass + " declares no static String " + name);
     }
 }

@@ -3,16 +3,12 @@ package io.delayqueue.e2e.support;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A TCP proxy on a free port of 127.0.0.1 that forwards to a target (MariaDB, say) and that a test can
@@ -154,29 +150,5 @@ public final class TcpProxy implements AutoCloseable {
             // nothing to do
         }
         closeAll();
-    }
-
-    /**
-     * Closes the test class's {@code static final TcpProxy PROXY} once the class is done. Declare it with
-     * {@code @ExtendWith} <em>above</em> {@code @SpringBootTest}, so that the application (and its journal,
-     * which flushes on close) stops before its database connection goes away.
-     */
-    public static final class Cleanup implements AfterAllCallback {
-        @Override
-        public void afterAll(ExtensionContext context) throws Exception {
-            for (Class<?> c = context.getRequiredTestClass(); c != null; c = c.getSuperclass()) {
-                try {
-                    Field f = c.getDeclaredField("PROXY");
-                    if (Modifier.isStatic(f.getModifiers()) && f.getType() == TcpProxy.class) {
-                        f.setAccessible(true);
-                        ((TcpProxy) f.get(null)).close();
-                        return;
-                    }
-                } catch (NoSuchFieldException ignored) {
-                    // look in the superclass
-                }
-            }
-            throw new IllegalStateException(context.getRequiredTestClass() + " declares no static TcpProxy PROXY");
-        }
     }
 }

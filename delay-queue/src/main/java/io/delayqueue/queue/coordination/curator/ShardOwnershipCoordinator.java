@@ -7,11 +7,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -48,13 +44,13 @@ import org.slf4j.LoggerFactory;
  * the locks stay held in ZooKeeper until the session expires, which is a full session timeout after the
  * last contact, later than the client notices. A session that comes back ({@code RECONNECTED}) keeps its
  * locks; a new session has lost them and takes them anew. Ownership is stamped with the connection epoch it
- * was confirmed in, so a confirmation racing with a connection event never outlives it.
+ * was confirmed in, so a confirmation racing with a connection event never outlives it: {@link ShardOwnership}
+ * keeps that record, and the gate between scan passes and hand-overs; this class works ZooKeeper.
  */
 public final class ShardOwnershipCoordinator implements Coordinator {
     private static final Logger log = LoggerFactory.getLogger(ShardOwnershipCoordinator.class);
     static final long UNSETTLED_RETRY_MS = 100;
     private static final long SETTLED_RECHECK_MS = 5_000;
-    private static final long CLOSE_WAIT_SECONDS = 10;
 
     private enum State {
         LATENT,
@@ -69,21 +65,13 @@ public final class ShardOwnershipCoordinator implements Coordinator {
     private final String shardsPath;
     private final PersistentNode member;
     private final ShardLock[] locks;
-    /** Per shard: the path of this instance's lock node while it holds the lock (the ownership term), or null. */
-    private final AtomicReferenceArray<String> terms;
-
     private final SessionLiveness liveness;
-    /** Per shard: scan passes hold the read lock; handing the shard over takes the write lock. */
-    private final ReentrantReadWriteLock[] passes;
-    /** Per shard: the connection epoch in which this instance last confirmed holding its lock, or -1. */
-    private final AtomicLongArray ownedInEpoch;
+    private final ShardOwnership ownership;
 
-    private final AtomicLong epoch = new AtomicLong(1);
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
     private final ConnectionStateListener connectionListener = (c, newState) -> connectionChanged(newState);
     private final CuratorWatcher membershipWatcher = event -> wake();
     private final Object wakeLock = new Object();
-    private volatile boolean connected;
     private volatile OwnershipListener listener = () -> {};
     private volatile List<String> members = List.of();
     private Thread balancer;
@@ -114,15 +102,11 @@ public final class ShardOwnershipCoordinator implements Coordinator {
                 ZKPaths.makePath(membersPath, id),
                 id.getBytes(StandardCharsets.UTF_8));
         this.locks = new ShardLock[shards];
-        this.terms = new AtomicReferenceArray<>(shards);
         this.liveness = new SessionLiveness(client, membersPath, () -> listener.ownershipChanged());
-        this.passes = new ReentrantReadWriteLock[shards];
-        this.ownedInEpoch = new AtomicLongArray(shards);
+        this.ownership = new ShardOwnership(shards, liveness::answeredRecently);
         this.held = new boolean[shards];
         for (int s = 0; s < shards; s++) {
             locks[s] = new ShardLock(client, ZKPaths.makePath(shardsPath, Integer.toString(s)));
-            passes[s] = new ReentrantReadWriteLock();
-            ownedInEpoch.set(s, -1);
         }
     }
 
@@ -133,10 +117,9 @@ public final class ShardOwnershipCoordinator implements Coordinator {
             throw new IllegalStateException("a coordinator can only be started once");
         }
         this.listener = listener;
-        synchronized (this) {
-            client.getConnectionStateListenable().addListener(connectionListener);
-            connected = client.getZookeeperClient().isConnected();
-        }
+        ownership.startTracking(
+                () -> client.getConnectionStateListenable().addListener(connectionListener),
+                client.getZookeeperClient()::isConnected);
         member.start();
         liveness.start();
         balancer = new Thread(this::balanceUntilClosed, "delay-shard-balancer");
@@ -147,11 +130,7 @@ public final class ShardOwnershipCoordinator implements Coordinator {
 
     private void connectionChanged(ConnectionState newState) {
         boolean nowConnected = newState == ConnectionState.CONNECTED || newState == ConnectionState.RECONNECTED;
-        synchronized (this) {
-            // a new epoch first: whatever was confirmed before this event no longer counts
-            epoch.incrementAndGet();
-            connected = nowConnected;
-        }
+        ownership.connectionChanged(nowConnected);
         if (!nowConnected) {
             log.warn("cluster: ZooKeeper connection {}, {} stopped scanning its shards", newState, id);
             listener.ownershipChanged();
@@ -162,36 +141,28 @@ public final class ShardOwnershipCoordinator implements Coordinator {
     /** Confirmed in the current connection epoch, and ZooKeeper answered recently (see {@link SessionLiveness}). */
     @Override
     public boolean owns(int shard) {
-        return connected && ownedInEpoch.get(shard) == epoch.get() && liveness.answeredRecently();
+        return ownership.owns(shard);
     }
 
     /** The path of this instance's lock node of the shard: ZooKeeper keeps it while the session lives. */
     @Override
     public String ownershipTerm(int shard) {
-        return owns(shard) ? terms.get(shard) : null;
+        return ownership.term(shard);
     }
 
     @Override
     public boolean confirmTerm(int shard, String term) {
-        return term.equals(terms.get(shard)) && SessionLiveness.existsNow(client, term);
+        return term.equals(ownership.heldTerm(shard)) && SessionLiveness.existsNow(client, term);
     }
 
     @Override
     public boolean tryBeginScan(int shard) {
-        ReentrantReadWriteLock.ReadLock pass = passes[shard].readLock();
-        if (!pass.tryLock()) {
-            return false;
-        }
-        if (owns(shard)) {
-            return true;
-        }
-        pass.unlock();
-        return false;
+        return ownership.tryBeginScan(shard);
     }
 
     @Override
     public void endScan(int shard) {
-        passes[shard].readLock().unlock();
+        ownership.endScan(shard);
     }
 
     @Override
@@ -199,7 +170,7 @@ public final class ShardOwnershipCoordinator implements Coordinator {
         if (state.get() != State.STARTED) {
             return "stopped";
         }
-        return connected ? "member" : "disconnected";
+        return ownership.connected() ? "member" : "disconnected";
     }
 
     /** This instance's member id. */
@@ -263,8 +234,8 @@ public final class ShardOwnershipCoordinator implements Coordinator {
      * @return whether it holds exactly the shards it wants (else it tries again shortly)
      */
     private boolean rebalance() throws Exception {
-        long confirmedEpoch = epoch.get();
-        if (!connected) {
+        long confirmedEpoch = ownership.epoch();
+        if (!ownership.connected()) {
             return true; // the connection listener wakes us when it is back
         }
         long session = client.getZookeeperClient().getZooKeeper().getSessionId();
@@ -292,7 +263,7 @@ public final class ShardOwnershipCoordinator implements Coordinator {
                 handOver(s);
             } else if (!held[s] && wanted) {
                 if (locks[s].acquire(0, TimeUnit.MILLISECONDS)) {
-                    terms.set(s, locks[s].lockPath());
+                    ownership.lockTaken(s, locks[s].lockPath());
                     held[s] = true;
                     heldSession = session;
                     gained = true;
@@ -301,21 +272,12 @@ public final class ShardOwnershipCoordinator implements Coordinator {
                 }
             }
         }
-        boolean confirmed = false;
-        synchronized (this) {
-            if (epoch.get() == confirmedEpoch && connected) {
-                for (int s = 0; s < shards; s++) {
-                    if (held[s] && ownedInEpoch.get(s) != confirmedEpoch) {
-                        ownedInEpoch.set(s, confirmedEpoch);
-                        confirmed = true;
-                    }
-                }
-            } else {
-                settled = false; // a connection event came in between: look again
-            }
+        ShardOwnership.Confirmation confirmation = ownership.confirm(held, confirmedEpoch);
+        if (confirmation == ShardOwnership.Confirmation.EPOCH_OVER) {
+            settled = false; // a connection event came in between: look again
         }
-        if (gained || confirmed) {
-            log.info("cluster: {} owns shards {} of {} (members {})", id, ownedShards(), shards, live);
+        if (gained || confirmation == ShardOwnership.Confirmation.NEW_SHARDS) {
+            log.info("cluster: {} owns shards {} of {} (members {})", id, ownership.owned(), shards, live);
             listener.ownershipChanged();
         }
         return settled;
@@ -330,32 +292,9 @@ public final class ShardOwnershipCoordinator implements Coordinator {
         return false;
     }
 
-    private List<Integer> ownedShards() {
-        List<Integer> owned = new ArrayList<>();
-        for (int s = 0; s < shards; s++) {
-            if (owns(s)) {
-                owned.add(s);
-            }
-        }
-        return owned;
-    }
-
     /** Stops scanning {@code shard}, waits for its pass in progress, then releases its lock. */
     private void handOver(int shard) {
-        ownedInEpoch.set(shard, -1);
-        terms.set(shard, null);
-        ReentrantReadWriteLock.WriteLock quiet = passes[shard].writeLock();
-        boolean waited = false;
-        try {
-            waited = quiet.tryLock(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (waited) {
-            quiet.unlock();
-        } else {
-            log.warn("cluster: a scan pass of shard {} did not end within {} s", shard, CLOSE_WAIT_SECONDS);
-        }
+        ownership.revokeAndAwaitPass(shard);
         held[shard] = false;
         try {
             locks[shard].release();
@@ -366,9 +305,7 @@ public final class ShardOwnershipCoordinator implements Coordinator {
     }
 
     private void leave() {
-        for (int s = 0; s < shards; s++) {
-            ownedInEpoch.set(s, -1);
-        }
+        ownership.revokeAll();
         for (int s = 0; s < shards; s++) {
             if (held[s]) {
                 handOver(s);
@@ -393,7 +330,7 @@ public final class ShardOwnershipCoordinator implements Coordinator {
         liveness.close();
         wake();
         try {
-            balancer.join(TimeUnit.SECONDS.toMillis(CLOSE_WAIT_SECONDS * 2));
+            balancer.join(TimeUnit.SECONDS.toMillis(ShardOwnership.CLOSE_WAIT_SECONDS * 2));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -1,5 +1,6 @@
 package io.delayqueue.queue.journal.mybatis;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.apache.ibatis.annotations.Delete;
@@ -14,6 +15,18 @@ import org.apache.ibatis.annotations.Update;
  * several instances arrive in.
  */
 public interface JournalMapper {
+
+    /** Ids per IN list. */
+    int IDS_PER_STATEMENT = 1000;
+
+    /** {@code ids} in lists of at most {@link #IDS_PER_STATEMENT}, for the statements that take an IN list. */
+    static <T> List<List<T>> chunksOf(List<T> ids) {
+        List<List<T>> chunks = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i += IDS_PER_STATEMENT) {
+            chunks.add(ids.subList(i, Math.min(ids.size(), i + IDS_PER_STATEMENT)));
+        }
+        return chunks;
+    }
 
     String JOB_COLUMNS = "id, topic, subtopic, biz_key AS bizKey, body, ttr, max_attempts AS maxAttempts, url,"
             + " priority, status, attempts, due_at AS dueAt, create_time AS createTime";

@@ -54,12 +54,7 @@ abstract class JournalRetentionContract {
     void setUp() {
         db = openDatabase();
         clock = new ManualClock(T0);
-        journal = new MyBatisJournal(
-                db.sessions(),
-                JournalSettings.DEFAULTS.withWriter(
-                        JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
-                SHARDS,
-                clock);
+        journal = db.journal(SHARDS, clock);
     }
 
     @AfterEach
@@ -266,8 +261,7 @@ abstract class JournalRetentionContract {
     @Test
     void two_instances_purging_the_same_rows_at_once_delete_each_exactly_once() throws Exception {
         List<String> old = jobsAt(T0, 1_000, JobStatus.FINISHED);
-        MyBatisJournal other = new MyBatisJournal(
-                db.sessions(),
+        MyBatisJournal other = db.journal(
                 JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(50), 10_000, Duration.ofSeconds(30), 1_000_000, 1),
                 SHARDS,

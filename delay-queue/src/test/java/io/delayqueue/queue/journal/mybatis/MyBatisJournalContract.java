@@ -77,8 +77,7 @@ abstract class MyBatisJournalContract {
     }
 
     private MyBatisJournal newJournal(JournalMode mode, Duration commitTimeout) {
-        return new MyBatisJournal(
-                db.sessions(),
+        return db.journal(
                 JournalSettings.DEFAULTS.withWriter(
                         mode, Duration.ofMillis(100), 10_000, commitTimeout, 1_000_000, CREATE_WRITERS),
                 SHARDS,
@@ -423,16 +422,17 @@ abstract class MyBatisJournalContract {
 
     @Test
     void deadlocks_lock_waits_and_duplicate_keys_are_transient_and_other_failures_are_not() {
-        assertThat(MyBatisJournal.isTransient(new RuntimeException(
+        assertThat(JournalFailures.isTransient(new RuntimeException(
                         "commit", new SQLTransactionRollbackException("Deadlock found", "40001", 1213))))
                 .isTrue();
-        assertThat(MyBatisJournal.isTransient(new SQLException("Lock wait timeout exceeded", "HY000", 1205)))
+        assertThat(JournalFailures.isTransient(new SQLException("Lock wait timeout exceeded", "HY000", 1205)))
                 .isTrue();
-        assertThat(MyBatisJournal.isTransient(new SQLIntegrityConstraintViolationException("Duplicate", "23000", 1062)))
+        assertThat(JournalFailures.isTransient(
+                        new SQLIntegrityConstraintViolationException("Duplicate", "23000", 1062)))
                 .isTrue();
-        assertThat(MyBatisJournal.isTransient(new SQLException("Access denied", "28000", 1045)))
+        assertThat(JournalFailures.isTransient(new SQLException("Access denied", "28000", 1045)))
                 .isFalse();
-        assertThat(MyBatisJournal.isTransient(new IllegalStateException("no database")))
+        assertThat(JournalFailures.isTransient(new IllegalStateException("no database")))
                 .isFalse();
     }
 
@@ -519,8 +519,7 @@ abstract class MyBatisJournalContract {
     }
 
     private MyBatisJournal newJournal(Duration commitTimeout, int queueCapacity, Clock clock) {
-        return new MyBatisJournal(
-                db.sessions(),
+        return db.journal(
                 JournalSettings.DEFAULTS.withWriter(
                         JournalMode.SYNC, Duration.ofMillis(100), 10_000, commitTimeout, queueCapacity, CREATE_WRITERS),
                 SHARDS,

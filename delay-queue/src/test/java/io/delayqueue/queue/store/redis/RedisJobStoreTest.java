@@ -410,11 +410,13 @@ class RedisJobStoreTest {
         StoreListener listener = (operation, nanos, failed) -> {};
         store.setListener(listener);
 
+        java.lang.reflect.Field scriptsField = RedisJobStore.class.getDeclaredField("scripts");
+        scriptsField.setAccessible(true);
+        StoreScripts storeScripts = (StoreScripts) scriptsField.get(store);
         int scripts = 0;
-        for (java.lang.reflect.Field field : RedisJobStore.class.getDeclaredFields()) {
+        for (java.lang.reflect.Field field : StoreScripts.class.getDeclaredFields()) {
             if (field.getType() == LuaScript.class) {
-                field.setAccessible(true);
-                LuaScript script = (LuaScript) field.get(store);
+                LuaScript script = (LuaScript) field.get(storeScripts);
                 assertThat(script.listener())
                         .as("listener of %s", script.name())
                         .isSameAs(listener);

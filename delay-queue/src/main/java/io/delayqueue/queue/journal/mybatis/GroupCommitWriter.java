@@ -1,0 +1,267 @@
+package io.delayqueue.queue.journal.mybatis;
+
+import dev.failsafe.Failsafe;
+import dev.failsafe.FailsafeException;
+import dev.failsafe.RetryPolicy;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The writer threads of the journal: each takes everything that has accumulated in its queue of the
+ * {@link JournalBacklog} (while the previous commit ran, or, when only lagged entries wait, for up to a quarter of
+ * the lag, up to {@code maxRowsPerCommit} rows) and hands it to {@link GroupCommit} as ONE group. It owns what
+ * happens between groups: skipping entries whose callers gave up, failing the waiting callers of a group that
+ * failed, writing its lagged entries again once the database answers ({@link #waitForDatabase}), flushing on
+ * close, and the lag metric.
+ *
+ * <p>Threading: {@code createWriters} threads serve the creates' queue, one thread the transitions' queue (so that
+ * each job's transitions commit in order). Each thread keeps the entries it took to itself until they are settled;
+ * {@link #lagMillis} reads from any thread; {@link #close} is called once, by the journal's owner.
+ */
+final class GroupCommitWriter {
+    private static final Logger log = LoggerFactory.getLogger(GroupCommitWriter.class);
+    /** Back-off before lagged entries of a failed group are written again, doubling up to {@link #MAX_BACKOFF}. */
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
+
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
+    /** The failures in a row that bring the back-off to its ceiling (100, 200, 400, 800, 1600, 2000 ms). */
+    private static final int FAILURES_TO_MAX_BACKOFF = 6;
+
+    private final JournalBacklog backlog;
+    private final GroupCommit commit;
+    private final Clock clock;
+    private final long lagMs;
+    private final int maxRowsPerCommit;
+    private final List<Thread> writers = new ArrayList<>();
+    /**
+     * Per writer, when the oldest entry it took and has not settled was queued ({@link WriteEntry#queuedAtMs});
+     * {@code Long.MAX_VALUE} when it holds none. With the heads of the queues, what {@link #lagMillis()} reads.
+     */
+    private final List<AtomicLong> oldestTaken = new CopyOnWriteArrayList<>();
+
+    /**
+     * Lagged entries of a group that failed (the database down, say) stay with their writer and are written again,
+     * in order and with whatever has queued since, after a back-off; without end, but for a closing journal, which
+     * gives up once the back-off reaches its ceiling. Waiting callers of the failed group are answered at once.
+     */
+    private final RetryPolicy<Object> waitForDatabase = RetryPolicy.builder()
+            .handle(LaggedUnwritten.class)
+            .withMaxRetries(-1)
+            .withBackoff(FIRST_BACKOFF, MAX_BACKOFF)
+            .onRetryScheduled(e -> {
+                LaggedUnwritten failed = (LaggedUnwritten) e.getLastException();
+                log.warn(
+                        "journal commit of {} entries failed, writing lagged ones again in {} ms: {}",
+                        failed.entries,
+                        e.getDelay().toMillis(),
+                        failed.getCause().toString());
+            })
+            .build();
+
+    /** A failed group left lagged entries to write again. */
+    private static final class LaggedUnwritten extends RuntimeException {
+        final int entries;
+
+        LaggedUnwritten(int entries, Throwable cause) {
+            super(cause.getMessage(), cause, false, false);
+            this.entries = entries;
+        }
+    }
+
+    /** A closing writer stops writing lagged entries again. */
+    private static final class WriterGivesUp extends RuntimeException {
+        WriterGivesUp() {
+            super(null, null, false, false);
+        }
+    }
+
+    GroupCommitWriter(
+            JournalBacklog backlog,
+            GroupCommit commit,
+            Clock clock,
+            long lagMs,
+            int maxRowsPerCommit,
+            int createWriters) {
+        this.backlog = backlog;
+        this.commit = commit;
+        this.clock = clock;
+        this.lagMs = lagMs;
+        this.maxRowsPerCommit = maxRowsPerCommit;
+        for (int i = 0; i < Math.max(1, createWriters); i++) {
+            startWriter(backlog.creates(), "delay-journal-create-" + i);
+        }
+        startWriter(backlog.transitions(), "delay-journal-transitions");
+    }
+
+    private void startWriter(LinkedBlockingQueue<WriteEntry> queue, String name) {
+        AtomicLong oldest = new AtomicLong(Long.MAX_VALUE);
+        oldestTaken.add(oldest);
+        Thread writer = new Thread(() -> runWriter(queue, oldest), name);
+        writer.setDaemon(true);
+        writers.add(writer);
+        writer.start();
+    }
+
+    /**
+     * The age of the oldest entry not settled yet: the oldest of the queues' heads and of the entries each writer
+     * holds (committing, or waiting to write again after a failure). A lagged caller waiting for room counts from
+     * the moment it called. Read without locks: an entry on its way from a queue to a writer may be missed for
+     * that instant.
+     */
+    long lagMillis() {
+        long oldest = backlog.oldestQueuedAtMs();
+        for (AtomicLong taken : oldestTaken) {
+            oldest = Math.min(oldest, taken.get());
+        }
+        return oldest == Long.MAX_VALUE ? 0 : Math.max(0, clock.millis() - oldest);
+    }
+
+    /**
+     * A writer's loop. Every entry taken from the queue stays in {@code pending} until it is settled: written,
+     * failed to its waiting caller, or skipped because its caller gave up; a lagged entry whose commit failed
+     * stays and is written again, in order, after a back-off ({@link #waitForDatabase}). Nothing taken is dropped,
+     * not even on an unexpected error, and each entry's rows leave the backlog exactly once.
+     */
+    private void runWriter(LinkedBlockingQueue<WriteEntry> queue, AtomicLong oldestTaken) {
+        Deque<WriteEntry> pending = new ArrayDeque<>();
+        while (true) {
+            try {
+                if (pending.isEmpty()) {
+                    WriteEntry first = queue.poll(100, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                        if (backlog.closing() && queue.isEmpty()) {
+                            return;
+                        }
+                        continue;
+                    }
+                    pending.add(first);
+                    oldestTaken.set(first.queuedAtMs);
+                }
+                Failsafe.with(waitForDatabase)
+                        .run(attempt -> writePending(queue, pending, oldestTaken, attempt.getAttemptCount() + 1));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (WriterGivesUp e) {
+                log.error("journal closing with {} entries unwritten", pending.size() + queue.size());
+                return;
+            } catch (FailsafeException e) {
+                if (e.getCause() instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                log.error("journal writer failed unexpectedly; continuing with {} entries", pending.size(), e);
+            } catch (RuntimeException | Error unexpected) {
+                // outside a commit (collecting, say): what was taken is still in pending, and is written next
+                log.error("journal writer failed unexpectedly; continuing with {} entries", pending.size(), unexpected);
+            }
+        }
+    }
+
+    /**
+     * One attempt at writing what {@code pending} holds, with whatever has queued since: commits it and settles
+     * what it can.
+     *
+     * @param failures the failures in a row of this writer should this attempt fail too
+     * @throws LaggedUnwritten when the group failed and lagged entries of it are left in {@code pending}
+     * @throws WriterGivesUp the same while the journal closes, once the back-off has reached its ceiling
+     */
+    private void writePending(
+            LinkedBlockingQueue<WriteEntry> queue, Deque<WriteEntry> pending, AtomicLong oldestTaken, int failures)
+            throws InterruptedException {
+        collect(queue, pending);
+        for (WriteEntry e : pending) {
+            if (e.done() != null && !e.take()) {
+                backlog.settle(e); // its caller gave up waiting and was answered 503: never write it
+            }
+        }
+        pending.removeIf(WriteEntry::isSettled);
+        if (pending.isEmpty()) {
+            oldestTaken.set(Long.MAX_VALUE);
+            return;
+        }
+        List<WriteEntry> batch = List.copyOf(pending);
+        Throwable failed = null;
+        try {
+            commit.commitAndSettle(batch);
+        } catch (RuntimeException | Error failure) {
+            failed = failure;
+            for (WriteEntry e : batch) {
+                if (e.done() != null) {
+                    backlog.settle(e);
+                    e.done().completeExceptionally(JournalFailures.failureOf(failure));
+                }
+            }
+        }
+        pending.removeIf(WriteEntry::isSettled);
+        oldestTaken.set(pending.stream().mapToLong(e -> e.queuedAtMs).min().orElse(Long.MAX_VALUE));
+        if (failed == null) {
+            return;
+        }
+        if (pending.isEmpty() || (backlog.closing() && failures >= FAILURES_TO_MAX_BACKOFF)) {
+            log.warn("journal commit of {} entries failed: {}", batch.size(), failed.toString());
+            if (pending.isEmpty()) {
+                return; // only waiting callers, answered above: nothing to write again
+            }
+            throw new WriterGivesUp();
+        }
+        throw new LaggedUnwritten(batch.size(), failed);
+    }
+
+    /** Adds to {@code pending} whatever should share its commit. */
+    private void collect(LinkedBlockingQueue<WriteEntry> queue, Deque<WriteEntry> pending) throws InterruptedException {
+        int rows = pending.stream().mapToInt(WriteEntry::rows).sum();
+        boolean durable = pending.stream().anyMatch(e -> e.done() != null);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, lagMs / 4));
+        while (rows < maxRowsPerCommit) {
+            WriteEntry next = queue.poll();
+            if (next == null) {
+                if (durable || backlog.closing()) {
+                    return;
+                }
+                // only lagged entries so far: wait a little for company, within the lag
+                long waitNanos = deadline - System.nanoTime();
+                if (waitNanos <= 0) {
+                    return;
+                }
+                next = queue.poll(waitNanos, TimeUnit.NANOSECONDS);
+                if (next == null) {
+                    return;
+                }
+            }
+            pending.add(next);
+            rows += next.rows();
+            durable |= next.done() != null;
+        }
+    }
+
+    /** Lets the writers finish what is queued, for up to 10 s; then interrupts those still writing. */
+    void close() {
+        backlog.close();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (Thread writer : writers) {
+            try {
+                writer.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (writer.isAlive()) {
+                log.error(
+                        "journal writer {} did not finish within 10 s; {} entries unwritten",
+                        writer.getName(),
+                        backlog.size());
+                writer.interrupt();
+            }
+        }
+    }
+}

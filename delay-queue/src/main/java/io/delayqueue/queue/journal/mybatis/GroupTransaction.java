@@ -1,0 +1,264 @@
+package io.delayqueue.queue.journal.mybatis;
+
+import io.delayqueue.common.DelayQueueException;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.Transition;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.ibatis.session.ExecutorType;
+import org.apache.ibatis.session.SqlSession;
+import org.apache.ibatis.session.SqlSessionFactory;
+import org.apache.ibatis.session.TransactionIsolationLevel;
+
+/**
+ * The SQL of one group commit: writes the rows of a group of {@link WriteEntry entries} in ONE transaction of
+ * multi-row statements (new jobs, log rows, status updates), commits it, forces it to disk on H2, and rolls it
+ * back whole on any failure. Deciding when to write a group, retrying it and answering its callers is the
+ * {@link GroupCommitWriter}'s job; this class writes once per call.
+ *
+ * <p>Two persistence styles meet here, on purpose: the two inserts (most of a group's rows) are plain JDBC batches
+ * ({@link RowInserts}) on the session's connection, every other statement goes through {@link JournalMapper}; all
+ * of them in the one transaction of the session. {@link MyBatisJournal} says why, with the measurement.
+ *
+ * <p>Threading: stateless but for the cached database product; called by the writer threads, each call on a
+ * session (connection) of its own.
+ */
+final class GroupTransaction {
+    private final SqlSessionFactory sessions;
+    private final int shards;
+    private final String host;
+    private final Clock clock;
+    /** Whether the database is H2, whose commits must be forced to disk by hand; known at the first write. */
+    private volatile Boolean h2;
+
+    /** One committed group: per create entry the ids that already existed, the rows written, the time it took. */
+    record Written(Map<WriteEntry, Set<String>> existing, int rows, long nanos) {}
+
+    /**
+     * @param shards the queue's shard count: each job row records its shard
+     * @param host what the log rows' {@code host} column says
+     */
+    GroupTransaction(SqlSessionFactory sessions, int shards, String host, Clock clock) {
+        this.sessions = sessions;
+        this.shards = shards;
+        this.host = host;
+        this.clock = clock;
+    }
+
+    /**
+     * Writes a batch in one transaction; returns, per create entry, the ids that already existed.
+     *
+     * @param lookUpIds whether to look for the new ids in the table first. The first attempt does not:
+     *     generated ids are unique, and a client-supplied id pushed twice fails the insert on the primary key,
+     *     which rolls the group back; the retry then looks them up and reports those that exist. One query and
+     *     round trip less per commit, where a second push of an id is the exception.
+     * @throws JournalFailures.CommitBrokeOff when the commit statement itself failed (it may have landed)
+     */
+    Written write(List<WriteEntry> batch, boolean lookUpIds) {
+        long now = clock.millis();
+        long startNanos = System.nanoTime();
+        // A BATCH session: the existence query runs at once, then every insert and update is queued as a JDBC
+        // batch of one static statement and sent at commit; with rewriteBatchedStatements=true, MySQL's driver
+        // turns each batch into multi-row statements (sized to max_allowed_packet). Far cheaper on the CPU
+        // than a dynamic <foreach> of thousands of rows.
+        // READ COMMITTED: the group only inserts and updates by primary key, so it needs none of the gap locks
+        // of REPEATABLE READ, which are what concurrent inserts into one index range deadlock on.
+        try (SqlSession session = sessions.openSession(ExecutorType.BATCH, TransactionIsolationLevel.READ_COMMITTED)) {
+            try {
+                JournalMapper mapper = session.getMapper(JournalMapper.class);
+                // grows with the group: the second push of one client id in a group finds the first
+                Set<String> existingAll = lookUpIds
+                        ? existing(
+                                mapper,
+                                batch.stream()
+                                        .flatMap(e -> e.created().stream())
+                                        .toList())
+                        : new HashSet<>();
+                GroupRows rows = rowsOf(batch, existingAll);
+                // Rows in id order: concurrent writers then take their row locks in one order, which makes
+                // deadlocks between them rarer (the writer's retry handles the rest).
+                rows.newJobs.sort(Comparator.comparing(Job::id));
+                RowInserts.insertJobs(session.getConnection(), rows.newJobs, shards);
+                RowInserts.insertLogRows(session.getConnection(), rows.logRows);
+                update(mapper, rows.updates, now);
+                // forced: MyBatis commits (and rolls back) only a session it saw write, and the inserts
+                // bypass it
+                try {
+                    session.commit(true);
+                    if (batch.stream().anyMatch(e -> e.done() != null)) {
+                        // lagged entries alone need not wait for the disk: H2 writes them within its WRITE_DELAY,
+                        // and the next forced commit forces them too
+                        forceToDisk(session.getConnection());
+                    }
+                } catch (RuntimeException broken) {
+                    throw new JournalFailures.CommitBrokeOff(broken);
+                }
+                return new Written(
+                        rows.existingByEntry,
+                        rows.newJobs.size() + rows.logRows.size(),
+                        System.nanoTime() - startNanos);
+            } catch (RuntimeException | Error failure) {
+                // nothing of a failed group may land: closing the session does not roll back (see above), and
+                // its reset of the connection to auto-commit would commit what the group wrote so far
+                try {
+                    session.rollback(true);
+                } catch (RuntimeException suppressed) {
+                    failure.addSuppressed(suppressed);
+                }
+                throw failure;
+            }
+        }
+    }
+
+    /** What one group writes. */
+    private static final class GroupRows {
+        final List<Job> newJobs = new ArrayList<>();
+        final List<LogRow> logRows = new ArrayList<>();
+        /** By job id, in id order (the row-lock order, as for the inserts). */
+        final Map<String, JobUpdate> updates = new TreeMap<>();
+        /** By identity: an entry's hashCode would hash every job in it, bodies and all. */
+        final Map<WriteEntry, Set<String>> existingByEntry = new IdentityHashMap<>();
+    }
+
+    private GroupRows rowsOf(List<WriteEntry> batch, Set<String> existingAll) {
+        GroupRows rows = new GroupRows();
+        for (WriteEntry e : batch) {
+            if (!e.created().isEmpty()) {
+                // an id twice in one entry (a batch) is written once and is not "existing": its caller
+                // tells the two apart; an id of an earlier entry or an earlier commit is existing
+                Set<String> existing = null;
+                Set<String> inEntry = e.created().size() > 1 ? new HashSet<>() : null;
+                for (Job job : e.created()) {
+                    if (inEntry != null && !inEntry.add(job.id())) {
+                        continue;
+                    }
+                    if (existingAll.add(job.id())) {
+                        rows.newJobs.add(job);
+                        rows.logRows.add(new LogRow(
+                                job.id(),
+                                JobEvent.CREATED,
+                                null,
+                                JobStatus.DELAY,
+                                job.createTime(),
+                                host,
+                                e.worker(),
+                                null));
+                    } else {
+                        existing = existing == null ? new HashSet<>() : existing;
+                        existing.add(job.id());
+                    }
+                }
+                if (existing != null) {
+                    rows.existingByEntry.put(e, existing);
+                }
+            }
+            for (Transition t : e.transitions()) {
+                rows.logRows.add(
+                        new LogRow(t.jobId(), t.event(), t.from(), t.to(), t.at(), host, e.worker(), t.detail()));
+                if (t.event() != JobEvent.LOADED) {
+                    // a load changes nothing of the row (it was DELAY, and stays so); writing DELAY could
+                    // overwrite a transition of the job journaled just before it
+                    rows.updates.merge(t.jobId(), update(t), GroupTransaction::fold);
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** Status-only updates as one IN list per status, the others one by one (all queued in the BATCH session). */
+    private static void update(JournalMapper mapper, Map<String, JobUpdate> updates, long now) {
+        Map<String, List<String>> statusOnly = new LinkedHashMap<>();
+        for (JobUpdate u : updates.values()) {
+            if (u.statusOnly()) {
+                statusOnly.computeIfAbsent(u.status(), s -> new ArrayList<>()).add(u.id());
+            } else {
+                mapper.updateOne(u, now);
+            }
+        }
+        for (var entry : statusOnly.entrySet()) {
+            for (List<String> ids : JournalMapper.chunksOf(entry.getValue())) {
+                mapper.updateStatus(entry.getKey(), ids, now);
+            }
+        }
+    }
+
+    /**
+     * Makes a commit durable where the database does not: H2 (the embedded default) keeps a committed
+     * transaction in memory and writes its store out later ({@code WRITE_DELAY}, 500 ms by default), and even a
+     * written store is in the OS's cache, not forced to the device. {@code CHECKPOINT SYNC} writes the store and
+     * forces the file ({@code FileChannel.force}), so an answered push survives {@code kill -9}, an OS crash and
+     * a power loss, as on InnoDB with its default {@code innodb_flush_log_at_trx_commit=1}. One per group that
+     * a caller waits for, shared by every push in it. MySQL and MariaDB need nothing more than their commit.
+     *
+     * <p>A failure here comes after the commit: the rows are committed but perhaps not on disk, so the callers'
+     * outcome is unknown, not refused.
+     */
+    private void forceToDisk(Connection connection) {
+        try {
+            Boolean isH2 = h2;
+            if (isH2 == null) {
+                h2 = isH2 = "H2".equals(connection.getMetaData().getDatabaseProductName());
+            }
+            if (isH2) {
+                try (Statement sync = connection.createStatement()) {
+                    sync.execute("CHECKPOINT SYNC");
+                }
+            }
+        } catch (SQLException e) {
+            throw new DelayQueueException.OutcomeUnknown(
+                    "the journal committed but could not force the commit to disk: " + e.getMessage(), e);
+        }
+    }
+
+    private static Set<String> existing(JournalMapper mapper, List<Job> jobs) {
+        Set<String> found = new HashSet<>();
+        List<String> ids = jobs.stream().map(Job::id).toList();
+        for (List<String> chunk : JournalMapper.chunksOf(ids)) {
+            found.addAll(mapper.existingIds(chunk));
+        }
+        return found;
+    }
+
+    private static JobUpdate update(Transition t) {
+        int delta = t.event() == JobEvent.TTR_EXPIRED && t.attempts() == null ? 1 : 0;
+        return new JobUpdate(t.jobId(), t.to().name(), t.attempts(), delta, t.dueAt());
+    }
+
+    /**
+     * Two transitions of one job in one commit: the later wins, attempts add up unless one sets them; but a final
+     * state ({@code FINISHED}, {@code DELETED}) stays, as the update statements keep it against later commits. (A
+     * reconciler pass can restore a job and journal its {@code RESTORED} just after a delete of it committed: in
+     * one group the {@code RESTORED} came later and made a deleted job live again in the journal.)
+     */
+    private static JobUpdate fold(JobUpdate earlier, JobUpdate later) {
+        if (isFinal(earlier.status())) {
+            return earlier;
+        }
+        Integer attempts = later.attempts() != null
+                ? later.attempts()
+                : earlier.attempts() != null ? Integer.valueOf(earlier.attempts() + later.attemptsDelta()) : null;
+        int delta = later.attempts() != null || earlier.attempts() != null
+                ? 0
+                : earlier.attemptsDelta() + later.attemptsDelta();
+        Long dueAt = later.dueAt() != null ? later.dueAt() : earlier.dueAt();
+        return new JobUpdate(later.id(), later.status(), attempts, delta, dueAt);
+    }
+
+    private static boolean isFinal(String status) {
+        return JobStatus.FINISHED.name().equals(status)
+                || JobStatus.DELETED.name().equals(status);
+    }
+}

@@ -1,0 +1,142 @@
+package io.delayqueue.queue.journal.mybatis;
+
+import io.delayqueue.common.DelayQueueException;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobCursor;
+import io.delayqueue.queue.journal.JournalEntry;
+import io.delayqueue.queue.journal.PurgedRows;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+import org.apache.ibatis.session.ExecutorType;
+import org.apache.ibatis.session.SqlSession;
+import org.apache.ibatis.session.SqlSessionFactory;
+import org.apache.ibatis.session.TransactionIsolationLevel;
+
+/**
+ * Everything of the journal but the group commits: look-ups, restore and tier pages, the reconciler's count,
+ * the shard backfill and retention's purge. Each call opens a session (connection) of its own, apart from the
+ * writers, and turns a database failure into {@link DelayQueueException.Unavailable}.
+ *
+ * <p>Threading: stateless; safe from any thread.
+ */
+final class JournalReads {
+    private final SqlSessionFactory sessions;
+    private final int shards;
+
+    JournalReads(SqlSessionFactory sessions, int shards) {
+        this.sessions = sessions;
+        this.shards = shards;
+    }
+
+    Optional<Job> find(String id) {
+        return read(m -> Optional.ofNullable(m.find(id)).map(JobRow::toJob));
+    }
+
+    List<JournalEntry> history(String id) {
+        return read(m -> m.history(id).stream().map(LogRow::toEntry).toList());
+    }
+
+    List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
+        return read(m -> m.page(status.name(), after.dueAt(), after.id(), dueBefore, limit).stream()
+                .map(JobRow::toJob)
+                .toList());
+    }
+
+    /**
+     * One batch of retention, apart from the writers, on a connection of its own: select the batch (a plain read),
+     * then in one READ COMMITTED transaction delete those jobs guarded again by status and update time, and the
+     * log rows of exactly the jobs deleted. A job that changed since the select stays with its history; one that
+     * was deleted stays locked until the commit, so nothing can write its id meanwhile. The transaction touches
+     * about four rows per job, by key, so its locks are few and held for milliseconds.
+     */
+    PurgedRows purgeFinished(long updatedBefore, int limit) {
+        try (SqlSession session = sessions.openSession(ExecutorType.SIMPLE, TransactionIsolationLevel.READ_COMMITTED)) {
+            try {
+                JournalMapper mapper = session.getMapper(JournalMapper.class);
+                // one status at a time: an equality and a range on the index (H2 answers an IN list over it with
+                // LIMIT with some rows twice)
+                List<String> ids = new ArrayList<>(mapper.purgeable(JobStatus.FINISHED.name(), updatedBefore, limit));
+                if (ids.size() < limit) {
+                    ids.addAll(mapper.purgeable(JobStatus.DELETED.name(), updatedBefore, limit - ids.size()));
+                }
+                if (ids.isEmpty()) {
+                    return PurgedRows.NONE;
+                }
+                int jobs = mapper.deletePurgeable(ids, updatedBefore);
+                List<String> deleted = ids;
+                if (jobs < ids.size()) {
+                    // some changed since the select: those are still there (and, the deleted ones being locked by
+                    // this transaction, nothing else can be)
+                    Set<String> stayed = new HashSet<>(mapper.existingIds(ids));
+                    deleted = ids.stream().filter(id -> !stayed.contains(id)).toList();
+                }
+                int logRows = deleted.isEmpty() ? 0 : mapper.deleteLogRows(deleted);
+                session.commit(true);
+                return new PurgedRows(ids.size(), jobs, logRows);
+            } catch (RuntimeException failure) {
+                try {
+                    session.rollback(true);
+                } catch (RuntimeException suppressed) {
+                    failure.addSuppressed(suppressed);
+                }
+                throw failure;
+            }
+        } catch (RuntimeException e) {
+            throw unavailable(e);
+        }
+    }
+
+    List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+        return read(m -> m.delayedOfShard(shard, after.dueAt(), after.id(), dueAtMost, limit).stream()
+                .map(JobRow::toJob)
+                .toList());
+    }
+
+    long countDelayedDueAfter(long dueAfter) {
+        return read(m -> m.countDelayedDueAfter(dueAfter));
+    }
+
+    /**
+     * Reads the ids of up to {@code limit} rows without a shard, then sets it per shard with {@code ... WHERE shard
+     * IS NULL AND id IN (...)} (auto-committed statements of at most {@link JournalMapper#IDS_PER_STATEMENT} ids:
+     * short row locks, no long transaction beside the pushes). Two instances running it at once write the same
+     * values.
+     */
+    int assignMissingShards(int limit) {
+        return read(m -> {
+            List<String> ids = m.idsWithoutShard(limit);
+            Map<Integer, List<String>> byShard = new TreeMap<>();
+            for (String id : ids) {
+                byShard.computeIfAbsent(JobIds.shardOf(id, shards), k -> new ArrayList<>())
+                        .add(id);
+            }
+            for (var entry : byShard.entrySet()) {
+                for (List<String> chunk : JournalMapper.chunksOf(entry.getValue())) {
+                    m.assignShard(entry.getKey(), chunk);
+                }
+            }
+            return ids.size();
+        });
+    }
+
+    private <T> T read(Function<JournalMapper, T> query) {
+        try (SqlSession session = sessions.openSession(true)) {
+            return query.apply(session.getMapper(JournalMapper.class));
+        } catch (RuntimeException e) {
+            throw unavailable(e);
+        }
+    }
+
+    private static DelayQueueException.Unavailable unavailable(RuntimeException e) {
+        return new DelayQueueException.Unavailable(
+                "the journal database is unavailable: " + JournalFailures.rootMessage(e), e);
+    }
+}

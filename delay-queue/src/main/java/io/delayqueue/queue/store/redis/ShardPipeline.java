@@ -1,0 +1,103 @@
+package io.delayqueue.queue.store.redis;
+
+import static io.delayqueue.queue.store.redis.RedisFailures.call;
+
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BiFunction;
+import java.util.function.IntFunction;
+import java.util.function.LongFunction;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * A script run over jobs of many shards at once (push, admit): the jobs are grouped by shard, the script is run
+ * once per shard, all shards in one pipeline ({@link LuaScript#runAll}), and each job gets the number its
+ * shard's run answered for it. A shard whose run failed leaves its jobs without a result and the others keep
+ * theirs.
+ *
+ * <p>Threading: one per store, used by every thread that calls the store; it holds no state of its own but the
+ * topics met of {@link ShardKeys} (concurrent), and each call uses a pipeline of its own.
+ */
+final class ShardPipeline {
+    /** Under the store's name, where operators look for its warnings. */
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedisJobStore.class);
+
+    private final UnifiedJedis redis;
+    private final ShardKeys keys;
+    private final int shards;
+
+    ShardPipeline(UnifiedJedis redis, ShardKeys keys, int shards) {
+        this.redis = redis;
+        this.keys = keys;
+        this.shards = shards;
+    }
+
+    /**
+     * Runs {@code script} once per shard of {@code jobs}, all shards in one pipeline (one round trip, not one per
+     * shard), with the (id, pool value, due) triples of the shard's jobs, and reads back one number per job.
+     * Results are in the order of {@code jobs}; a shard whose call failed leaves its jobs {@code null} (the others
+     * are kept), and when every shard failed, the failure is thrown.
+     */
+    <T> List<T> perShard(
+            List<Job> jobs,
+            LuaScript script,
+            BiFunction<Integer, List<Job>, List<String>> keysOf,
+            LongFunction<T> result,
+            String failedShardLog,
+            IntFunction<T[]> newArray) {
+        Map<Integer, List<Integer>> byShard = new TreeMap<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            byShard.computeIfAbsent(JobIds.shardOf(jobs.get(i).id(), shards), s -> new ArrayList<>())
+                    .add(i);
+        }
+        List<LuaScript.Call> calls = new ArrayList<>(byShard.size());
+        for (var entry : byShard.entrySet()) {
+            int shard = entry.getKey();
+            Set<String> met = keys.topicsMet(shard);
+            List<Job> shardJobs = new ArrayList<>(entry.getValue().size());
+            List<String> args = new ArrayList<>(entry.getValue().size() * 3);
+            for (int i : entry.getValue()) {
+                Job job = jobs.get(i);
+                shardJobs.add(job);
+                met.add(job.topic());
+                args.add(job.id());
+                args.add(PoolValues.encode(job));
+                args.add(Long.toString(job.executeAt()));
+            }
+            calls.add(new LuaScript.Call(keysOf.apply(shard, shardJobs), args));
+        }
+        List<Object> replies = call(() -> script.runAll(redis, calls));
+        T[] out = newArray.apply(jobs.size());
+        int c = 0;
+        JedisException failure = null;
+        int failedShards = 0;
+        for (List<Integer> positions : byShard.values()) {
+            Object reply = replies.get(c++);
+            if (reply instanceof JedisException failed) { // this shard's call failed: its jobs stay null
+                failure = failed;
+                failedShards++;
+                log.warn(failedShardLog, positions.size(), failed.toString());
+                continue;
+            }
+            List<?> results = (List<?>) reply;
+            for (int k = 0; k < results.size(); k++) {
+                out[positions.get(k)] = result.apply((Long) results.get(k));
+            }
+        }
+        if (failedShards == byShard.size() && failure != null) {
+            JedisException everyShard = failure;
+            return call(() -> {
+                throw everyShard;
+            });
+        }
+        return Collections.unmodifiableList(Arrays.asList(out));
+    }
+}
