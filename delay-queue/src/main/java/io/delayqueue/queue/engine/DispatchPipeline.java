@@ -1,36 +1,26 @@
 package io.delayqueue.queue.engine;
 
 import io.delayqueue.common.Job;
-import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.dispatch.DispatchRejectedException;
 import io.delayqueue.queue.dispatch.Dispatcher;
-import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
-import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.JobStore;
-import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -49,8 +39,15 @@ import org.slf4j.LoggerFactory;
  * already is, so a backlog behind a hung receiver is looked at less and less often instead of spinning the
  * scanners. The same happens when a dispatcher turns a job away ({@link DispatchRejectedException}).
  *
- * <p>If an acknowledgement cannot be written (Redis down) it is kept and written later; should the
- * reservation expire first, the job is delivered again: at least once, never lost.
+ * <p>Composed of {@link DispatchLanes} (the per-dispatcher and per-topic limits), {@link AcknowledgementBatcher}
+ * (the batched acknowledgements: if one cannot be written, Redis down, it is kept and written later; should the
+ * reservation expire first, the job is delivered again: at least once, never lost) and {@link JobRescheduler}
+ * (put-backs of unsent jobs, retries of failed sends). This class owns the global capacity, the routing of each
+ * job to its dispatcher, the sends themselves and the wait for them at close.
+ *
+ * <p>Threading: {@link #dispatch} and {@link #putBackUnsent} run on the scanner threads (and the caller's of
+ * {@link DueJobMover#runDueJobs}); outcomes are settled on whatever thread completes a send; the counters and
+ * {@link #flushNow} on any thread.
  */
 final class DispatchPipeline implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DispatchPipeline.class);
@@ -66,28 +63,18 @@ final class DispatchPipeline implements AutoCloseable {
         void onScheduled(int shard, long dueAt);
     }
 
-    private final JobStore store;
     private final TopicRoutes routes;
     private final Map<String, Dispatcher> dispatchers;
-    private final RetryPolicy defaultRetryPolicy;
-    private final Map<String, RetryPolicy> topicRetryPolicies;
     private final DispatchLanes lanes;
-    private final ScheduleListener scheduled;
-    private final EngineListener listener;
-    private final Journal journal;
+    private final AcknowledgementBatcher acknowledgements;
+    private final JobRescheduler rescheduler;
     private final Clock clock;
     private final Semaphore capacity;
-    private final ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean flushScheduled = new AtomicBoolean();
-    private final ScheduledExecutorService ackExecutor;
     private final AtomicLong dispatched = new AtomicLong();
-    private final AtomicLong failed = new AtomicLong();
-    private final AtomicLong deferred = new AtomicLong();
+    /** Consumers' finishes ignored because their attempt was over (counted by {@link PullPath}). */
     private final AtomicLong stale = new AtomicLong();
     /** Sends not settled yet: each completes once its outcome is settled (acknowledgement queued, retry written). */
     private final Set<CompletableFuture<?>> unsettled = ConcurrentHashMap.newKeySet();
-
-    private record Ack(int shard, Attempt attempt) {}
 
     DispatchPipeline(
             JobStore store,
@@ -98,33 +85,19 @@ final class DispatchPipeline implements AutoCloseable {
             Clock clock,
             ScheduleListener scheduled,
             EngineListener listener) {
-        this.listener = listener;
-        this.store = store;
         this.routes = routes;
         this.dispatchers = Map.copyOf(dispatchers);
-        this.defaultRetryPolicy = new RetryPolicy(config.retry().backoff());
-        Map<String, RetryPolicy> byTopic = new HashMap<>();
-        config.retry().topics().forEach((topic, retry) -> {
-            if (retry.backoff() != null) {
-                byTopic.put(topic, new RetryPolicy(retry.backoff()));
-            }
-        });
-        this.topicRetryPolicies = Map.copyOf(byTopic);
         this.lanes = new DispatchLanes(
                 DispatchLanes.perDispatcherShare(
                         config.dispatch().maxInFlight(),
                         config.scanner().batchSize(),
                         routes.pushDispatchers().size()),
                 config.dispatch().maxInFlightPerTopic());
-        this.scheduled = scheduled;
-        this.journal = journal;
+        // flushes hold this pipeline's monitor: holding it keeps them back (AcknowledgementFlushTest does)
+        this.acknowledgements = new AcknowledgementBatcher(store, journal, clock, this);
+        this.rescheduler = new JobRescheduler(store, config.retry(), journal, clock, scheduled, listener);
         this.clock = clock;
         this.capacity = new Semaphore(config.dispatch().maxInFlight());
-        this.ackExecutor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "delay-ack");
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     /** Takes up to {@code wanted} slots of in-flight capacity without blocking; returns how many. */
@@ -151,17 +124,17 @@ final class DispatchPipeline implements AutoCloseable {
     }
 
     long failed() {
-        return failed.get();
+        return rescheduler.failed();
     }
 
     /** Jobs put back unsent since start because their topic or dispatcher had no room. */
     long deferred() {
-        return deferred.get();
+        return rescheduler.deferred();
     }
 
     /** Outcomes ignored since start because their attempt was over (see {@link Attempt}). */
     long stale() {
-        return stale.get();
+        return stale.get() + acknowledgements.stale() + rescheduler.stale();
     }
 
     void countStale() {
@@ -227,7 +200,7 @@ final class DispatchPipeline implements AutoCloseable {
             sends.add(settled);
         }
         if (!noRoom.isEmpty()) {
-            putBack(shard, noRoom, "topic or dispatcher at its in-flight limit");
+            rescheduler.putBack(shard, noRoom, "topic or dispatcher at its in-flight limit");
         }
         return CompletableFuture.allOf(sends.toArray(CompletableFuture<?>[]::new));
     }
@@ -241,7 +214,7 @@ final class DispatchPipeline implements AutoCloseable {
         long now = clock.millis();
         Map<Attempt, Long> retryAt = new LinkedHashMap<>();
         jobs.forEach(job -> retryAt.put(attemptOf(job), now));
-        putBack(shard, retryAt, reason);
+        rescheduler.putBack(shard, retryAt, reason);
     }
 
     private static Attempt attemptOf(Job job) {
@@ -268,188 +241,21 @@ final class DispatchPipeline implements AutoCloseable {
     private void settle(int shard, Job job, Throwable error) {
         if (error == null) {
             dispatched.incrementAndGet();
-            acks.add(new Ack(shard, attemptOf(job)));
-            requestFlush();
+            acknowledgements.add(shard, attemptOf(job));
             return;
         }
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (cause instanceof DispatchRejectedException) {
             long now = clock.millis();
-            putBack(shard, Map.of(attemptOf(job), now + busyRetryDelay(job, now)), cause.getMessage());
+            rescheduler.putBack(shard, Map.of(attemptOf(job), now + busyRetryDelay(job, now)), cause.getMessage());
         } else {
-            failed.incrementAndGet();
-            listener.sendFailed(job.topic());
-            scheduleRetry(shard, job, cause);
-        }
-    }
-
-    /** Puts unsent jobs back to {@code DELAY} without counting an attempt. */
-    private void putBack(int shard, Map<Attempt, Long> retryAtByAttempt, String reason) {
-        long now = clock.millis();
-        Map<String, Outcome> outcomes;
-        try {
-            outcomes = store.deferAttempts(shard, retryAtByAttempt);
-        } catch (RuntimeException e) {
-            log.warn(
-                    "{} jobs were not sent ({}) and could not be put back ({}); they come back when their"
-                            + " reservations expire",
-                    retryAtByAttempt.size(),
-                    reason,
-                    e.toString());
-            return;
-        }
-        Map<String, Long> retryAtById = new HashMap<>();
-        retryAtByAttempt.forEach((attempt, at) -> retryAtById.put(attempt.id(), at));
-        List<Transition> transitions = new ArrayList<>(outcomes.size());
-        long earliest = Long.MAX_VALUE;
-        for (var entry : outcomes.entrySet()) {
-            if (entry.getValue().result() == Outcome.Result.STALE) {
-                stale.incrementAndGet();
-            }
-            if (entry.getValue().applied()) {
-                long at = retryAtById.get(entry.getKey());
-                earliest = Math.min(earliest, at);
-                transitions.add(new Transition(
-                        entry.getKey(),
-                        JobEvent.DEFERRED,
-                        JobStatus.RESERVED,
-                        JobStatus.DELAY,
-                        now,
-                        null,
-                        at,
-                        "not sent: " + reason));
-            }
-        }
-        deferred.addAndGet(transitions.size());
-        if (!transitions.isEmpty()) {
-            journal.recordTransitions(transitions);
-            scheduled.onScheduled(shard, earliest);
-            log.debug("put back {} unsent jobs of shard {}: {}", transitions.size(), shard, reason);
-        }
-    }
-
-    private void scheduleRetry(int shard, Job job, Throwable cause) {
-        int attempts = job.attempts() + 1;
-        long now = clock.millis();
-        long retryAt = now
-                + topicRetryPolicies
-                        .getOrDefault(job.topic(), defaultRetryPolicy)
-                        .backoffMillis(attempts);
-        try {
-            Outcome outcome = store.retry(attemptOf(job), retryAt);
-            if (outcome.result() == Outcome.Result.STALE) {
-                // the reservation had expired and the job was delivered again: this failure counts nothing
-                stale.incrementAndGet();
-                log.info(
-                        "dispatch of job {} (topic {}) failed on attempt {} after that attempt was over ({}); ignored,"
-                                + " the job is {}",
-                        job.id(),
-                        job.topic(),
-                        attempts,
-                        cause.toString(),
-                        outcome.status());
-                return;
-            }
-            if (outcome.applied()) {
-                boolean dead = outcome.status() == JobStatus.DEAD;
-                if (dead) {
-                    listener.dead(job.topic());
-                } else {
-                    listener.retried(job.topic());
-                }
-                journal.recordTransitions(List.of(new Transition(
-                        job.id(),
-                        dead ? JobEvent.DEAD : JobEvent.RETRIED,
-                        JobStatus.RESERVED,
-                        outcome.status(),
-                        now,
-                        attempts,
-                        dead ? null : retryAt,
-                        "attempt " + attempts + ": " + cause)));
-                if (outcome.status() == JobStatus.DELAY) {
-                    scheduled.onScheduled(shard, retryAt);
-                }
-            }
-            log.warn(
-                    "dispatch of job {} (topic {}) failed on attempt {}: {}; now {}",
-                    job.id(),
-                    job.topic(),
-                    attempts,
-                    cause.toString(),
-                    outcome.applied()
-                            ? outcome.status() + (outcome.status() == JobStatus.DELAY ? " until " + retryAt : "")
-                            : outcome);
-        } catch (RuntimeException e) {
-            log.warn(
-                    "dispatch of job {} failed ({}) and its retry could not be recorded ({}); it comes back when its reservation expires",
-                    job.id(),
-                    cause.toString(),
-                    e.toString());
-        }
-    }
-
-    private void requestFlush() {
-        if (flushScheduled.compareAndSet(false, true)) {
-            try {
-                ackExecutor.execute(this::flushScheduled);
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
-                flushScheduled.set(false);
-            }
-        }
-    }
-
-    private void flushScheduled() {
-        flushScheduled.set(false);
-        if (!flushNow()) {
-            if (flushScheduled.compareAndSet(false, true)) {
-                ackExecutor.schedule(this::flushScheduled, 200, TimeUnit.MILLISECONDS);
-            }
+            rescheduler.sendFailed(shard, job, cause);
         }
     }
 
     /** Writes every pending acknowledgement; {@code false} when the store failed (they are kept). */
-    synchronized boolean flushNow() {
-        Map<Integer, List<Attempt>> byShard = new TreeMap<>();
-        Ack ack;
-        while ((ack = acks.poll()) != null) {
-            byShard.computeIfAbsent(ack.shard(), s -> new ArrayList<>()).add(ack.attempt());
-        }
-        if (byShard.isEmpty()) {
-            return true;
-        }
-        long now = clock.millis();
-        List<Map.Entry<Integer, List<Attempt>>> shards = new ArrayList<>(byShard.entrySet());
-        for (int k = 0; k < shards.size(); k++) {
-            var entry = shards.get(k);
-            List<Attempt> sent = entry.getValue();
-            List<Outcome> outcomes;
-            try {
-                outcomes = store.finishAttempts(entry.getKey(), sent, now);
-            } catch (RuntimeException e) {
-                // kept, this shard's and those of the shards not written yet: an acknowledgement dropped here
-                // would leave its delivered job RESERVED, to be delivered again when the reservation expires
-                int kept = 0;
-                for (var unwritten : shards.subList(k, shards.size())) {
-                    int shard = unwritten.getKey();
-                    unwritten.getValue().forEach(attempt -> acks.add(new Ack(shard, attempt)));
-                    kept += unwritten.getValue().size();
-                }
-                log.warn("could not acknowledge {} dispatched jobs, will retry: {}", kept, e.toString());
-                return false;
-            }
-            List<Transition> finished = new ArrayList<>(sent.size());
-            for (int i = 0; i < sent.size(); i++) {
-                Outcome outcome = outcomes.get(i);
-                if (outcome.applied()) {
-                    finished.add(Transition.of(
-                            sent.get(i).id(), JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, now, null));
-                } else if (outcome.result() == Outcome.Result.STALE) {
-                    stale.incrementAndGet();
-                }
-            }
-            journal.recordTransitions(finished);
-        }
-        return true;
+    boolean flushNow() {
+        return acknowledgements.flushNow();
     }
 
     /** Sends handed to dispatchers whose outcome is not settled yet. */
@@ -487,12 +293,6 @@ final class DispatchPipeline implements AutoCloseable {
 
     @Override
     public void close() {
-        ackExecutor.shutdown();
-        try {
-            ackExecutor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        flushNow();
+        acknowledgements.close();
     }
 }

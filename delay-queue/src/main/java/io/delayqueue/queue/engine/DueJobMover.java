@@ -17,7 +17,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -27,13 +26,12 @@ import org.slf4j.LoggerFactory;
  * The engine's due-job mover: one {@link ShardScanner} thread per shard moves the shard's due jobs in the store
  * (under the shard's owner epoch), journals their transitions, and hands them over to the {@link
  * DispatchPipeline} at their due time (push topics, moved up to the scan lead early) or onto their pull topic's
- * ready list. Also the fences of the shards: the owner epoch each term of ownership takes in the store, which
- * the {@link TierLoader} carries too.
+ * ready list, under the owner epochs of its {@link ShardFences}, which the {@link TierLoader} carries too.
  *
  * <p>Threading: {@link #scanPass} runs on the shard's scanner thread; {@link #runDueJobs} on the caller's;
  * {@link #onScheduled} and the wake-ups on any thread.
  */
-final class DueJobMover implements TierLoader.Fences {
+final class DueJobMover {
     private static final Logger log = LoggerFactory.getLogger(DueJobMover.class);
 
     private final EngineConfig config;
@@ -50,10 +48,7 @@ final class DueJobMover implements TierLoader.Fences {
 
     private final ShardScanner[] scanners;
     private final List<Thread> scannerThreads = new ArrayList<>();
-    /** Per shard: the owner epoch this instance took in the store, and the ownership term it was taken under. */
-    private final AtomicReferenceArray<Fence> fences;
-    /** Guards the taking of each shard's owner epoch (its scanner and the tier loader both carry it). */
-    private final Object[] fenceLocks;
+    private final ShardFences fences;
 
     DueJobMover(
             EngineConfig config,
@@ -78,11 +73,7 @@ final class DueJobMover implements TierLoader.Fences {
         this.pullWaiters = pullWaiters;
         this.lateness = lateness;
         this.listener = listener;
-        this.fences = new AtomicReferenceArray<>(config.shards());
-        this.fenceLocks = new Object[config.shards()];
-        for (int s = 0; s < fenceLocks.length; s++) {
-            fenceLocks[s] = new Object();
-        }
+        this.fences = new ShardFences(store, coordinator, config.shards());
         this.scanners = new ShardScanner[config.shards()];
         for (int s = 0; s < scanners.length; s++) {
             scanners[s] = new ShardScanner(
@@ -129,7 +120,7 @@ final class DueJobMover implements TierLoader.Fences {
                             .join();
                     continue;
                 }
-                long epoch = epochFor(s);
+                long epoch = fences.epochFor(s);
                 if (epoch < 0) {
                     pipeline.returnCapacity(capacity);
                     break;
@@ -162,7 +153,7 @@ final class DueJobMover implements TierLoader.Fences {
     }
 
     private long scanOwnedShard(int shard) {
-        long epoch = epochFor(shard);
+        long epoch = fences.epochFor(shard);
         if (epoch < 0) {
             return clock.millis() + config.scanner().maxSleep().toMillis();
         }
@@ -178,7 +169,7 @@ final class DueJobMover implements TierLoader.Fences {
             // Another instance took the shard over since this one took its epoch (this one was paused or cut
             // off), or a stale owner's late take raised it: take a new epoch next time, which needs the
             // coordinator to confirm the ownership again first.
-            fences.set(shard, null);
+            fences.stale(shard);
             log.warn("{}; not moving its jobs", e.getMessage());
             return clock.millis() + config.scanner().maxSleep().toMillis();
         }
@@ -188,41 +179,9 @@ final class DueJobMover implements TierLoader.Fences {
         return batch.nextMoveAt().orElse(Long.MAX_VALUE);
     }
 
-    /** The owner epoch of a term of ownership, taken in the store. */
-    private record Fence(String term, long epoch) {}
-
-    /**
-     * The owner epoch to carry in the moves of {@code shard}: {@code 0} when the coordinator needs no fencing;
-     * for each new ownership term a new epoch taken in the store, used only once the coordinator confirmed that
-     * the term outlived the take (an instance paused between gaining the shard and taking its epoch must not move
-     * jobs with an epoch taken after another instance's); {@code -1} when this instance must not move them.
-     */
-    @Override
-    public long epochFor(int shard) {
-        String term = coordinator.ownershipTerm(shard);
-        if (term == null) {
-            return 0;
-        }
-        Fence fence = fences.get(shard);
-        if (fence != null && fence.term().equals(term)) {
-            return fence.epoch();
-        }
-        // one take per term: the scanner and the tier loader of a shard must not take two epochs and refuse
-        // each other's
-        synchronized (fenceLocks[shard]) {
-            fence = fences.get(shard);
-            if (fence != null && fence.term().equals(term)) {
-                return fence.epoch();
-            }
-            long epoch = store.takeEpoch(shard);
-            if (!coordinator.confirmTerm(shard, term)) {
-                log.warn("shard {}: ownership ended while taking an owner epoch; not moving its jobs", shard);
-                return -1;
-            }
-            fences.set(shard, new Fence(term, epoch));
-            log.info("shard {}: owner epoch {}", shard, epoch);
-            return epoch;
-        }
+    /** The owner epochs of the shards, shared with the {@link TierLoader}. */
+    TierLoader.Fences fences() {
+        return fences;
     }
 
     /**
@@ -335,11 +294,6 @@ final class DueJobMover implements TierLoader.Fences {
         if (dueAt < clock.millis() + config.scanner().maxSleep().toMillis() && !coordinator.owns(shard)) {
             wakeUps.publishScheduled(shard, dueAt);
         }
-    }
-
-    @Override
-    public void stale(int shard) {
-        fences.set(shard, null);
     }
 
     /** Wakes every scanner (the owned shards changed, or the wake-ups from other instances may have been missed). */

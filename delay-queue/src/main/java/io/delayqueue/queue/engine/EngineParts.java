@@ -137,7 +137,7 @@ final class EngineParts {
                         config.tier().horizon().toMillis(),
                         config.journal().pageSize(),
                         config.shards(),
-                        mover,
+                        mover.fences(),
                         this::onScheduled);
         this.restorer =
                 new JournalRestorer(journal, store, clock, config.journal().pageSize(), this::onScheduled, tierLoader);

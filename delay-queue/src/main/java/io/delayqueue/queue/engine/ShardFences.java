@@ -1,0 +1,78 @@
+package io.delayqueue.queue.engine;
+
+import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.store.JobStore;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fences of the shards: the owner epoch each term of ownership takes in the store, carried in the moves of the
+ * {@link DueJobMover}'s scanners and in the {@link TierLoader}'s loads, so that a script run by an instance that
+ * lost the shard is refused.
+ *
+ * <p>Threading: called on each shard's scanner thread and on the tier loader's; the take of a shard's epoch is
+ * guarded per shard, so the two never take two epochs for one term.
+ */
+final class ShardFences implements TierLoader.Fences {
+    private static final Logger log = LoggerFactory.getLogger(ShardFences.class);
+
+    private final JobStore store;
+    private final Coordinator coordinator;
+    /** Per shard: the owner epoch this instance took in the store, and the ownership term it was taken under. */
+    private final AtomicReferenceArray<Fence> fences;
+    /** Guards the taking of each shard's owner epoch (its scanner and the tier loader both carry it). */
+    private final Object[] fenceLocks;
+
+    /** The owner epoch of a term of ownership, taken in the store. */
+    private record Fence(String term, long epoch) {}
+
+    ShardFences(JobStore store, Coordinator coordinator, int shards) {
+        this.store = store;
+        this.coordinator = coordinator;
+        this.fences = new AtomicReferenceArray<>(shards);
+        this.fenceLocks = new Object[shards];
+        for (int s = 0; s < fenceLocks.length; s++) {
+            fenceLocks[s] = new Object();
+        }
+    }
+
+    /**
+     * The owner epoch to carry in the moves of {@code shard}: {@code 0} when the coordinator needs no fencing;
+     * for each new ownership term a new epoch taken in the store, used only once the coordinator confirmed that
+     * the term outlived the take (an instance paused between gaining the shard and taking its epoch must not move
+     * jobs with an epoch taken after another instance's); {@code -1} when this instance must not move them.
+     */
+    @Override
+    public long epochFor(int shard) {
+        String term = coordinator.ownershipTerm(shard);
+        if (term == null) {
+            return 0;
+        }
+        Fence fence = fences.get(shard);
+        if (fence != null && fence.term().equals(term)) {
+            return fence.epoch();
+        }
+        // one take per term: the scanner and the tier loader of a shard must not take two epochs and refuse
+        // each other's
+        synchronized (fenceLocks[shard]) {
+            fence = fences.get(shard);
+            if (fence != null && fence.term().equals(term)) {
+                return fence.epoch();
+            }
+            long epoch = store.takeEpoch(shard);
+            if (!coordinator.confirmTerm(shard, term)) {
+                log.warn("shard {}: ownership ended while taking an owner epoch; not moving its jobs", shard);
+                return -1;
+            }
+            fences.set(shard, new Fence(term, epoch));
+            log.info("shard {}: owner epoch {}", shard, epoch);
+            return epoch;
+        }
+    }
+
+    @Override
+    public void stale(int shard) {
+        fences.set(shard, null);
+    }
+}
