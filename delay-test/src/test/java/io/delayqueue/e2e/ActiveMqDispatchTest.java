@@ -77,14 +77,8 @@ class ActiveMqDispatchTest {
             Set<String> ids = byId.keySet();
             assertThat(ids).hasSize(JOBS);
 
-            await("every job reached the consumer and is FINISHED")
-                    .atMost(Duration.ofSeconds(60))
-                    .untilAsserted(() -> assertThat((deliveries.distinct(ids) == JOBS
-                                    && journal.count(ids, JobStatus.FINISHED) == JOBS))
-                            .as(() -> "every job reached the consumer and is FINISHED" + " "
-                                    + ("(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
-                                            + journal.count(ids, JobStatus.FINISHED) + ")"))
-                            .isTrue());
+            deliveries.awaitEveryJobFinished(
+                    "every job reached the consumer and is FINISHED", Duration.ofSeconds(60), ids, JOBS, journal);
             ids.stream().limit(20).forEach(id -> assertThat(statusOf(api, id)).isEqualTo("FINISHED"));
 
             assertThat(deliveries.countById(ids))
@@ -136,14 +130,12 @@ class ActiveMqDispatchTest {
                 BROKER.start();
             }
 
-            await("every job reached the consumer and is FINISHED after the broker came back")
-                    .atMost(Duration.ofSeconds(90))
-                    .untilAsserted(() -> assertThat((deliveries.distinct(ids) == JOBS
-                                    && journal.count(ids, JobStatus.FINISHED) == JOBS))
-                            .as(() -> "every job reached the consumer and is FINISHED after the broker came back" + " "
-                                    + ("(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
-                                            + journal.count(ids, JobStatus.FINISHED) + ")"))
-                            .isTrue());
+            deliveries.awaitEveryJobFinished(
+                    "every job reached the consumer and is FINISHED after the broker came back",
+                    Duration.ofSeconds(90),
+                    ids,
+                    JOBS,
+                    journal);
             ids.stream().limit(20).forEach(id -> assertThat(statusOf(api, id)).isEqualTo("FINISHED"));
 
             assertThat(ids)

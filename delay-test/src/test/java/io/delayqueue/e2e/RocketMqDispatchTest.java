@@ -101,14 +101,8 @@ class RocketMqDispatchTest {
             Map<String, Pushed> byId = pushed.stream().collect(Collectors.toMap(Pushed::id, Function.identity()));
             Set<String> ids = byId.keySet();
 
-            await("every job reached the consumer and is FINISHED")
-                    .atMost(Duration.ofSeconds(60))
-                    .untilAsserted(() -> assertThat((deliveries.distinct(ids) == JOBS
-                                    && journal.count(ids, JobStatus.FINISHED) == JOBS))
-                            .as(() -> "every job reached the consumer and is FINISHED" + " "
-                                    + ("(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
-                                            + journal.count(ids, JobStatus.FINISHED) + ")"))
-                            .isTrue());
+            deliveries.awaitEveryJobFinished(
+                    "every job reached the consumer and is FINISHED", Duration.ofSeconds(60), ids, JOBS, journal);
             ids.stream().limit(20).forEach(id -> assertThat(statusOf(api, id)).isEqualTo("FINISHED"));
 
             assertThat(deliveries.countById(ids))
@@ -160,14 +154,12 @@ class RocketMqDispatchTest {
                 ROCKETMQ.startBroker();
             }
 
-            await("every job reached the consumer and is FINISHED after the broker came back")
-                    .atMost(Duration.ofSeconds(120))
-                    .untilAsserted(() -> assertThat((deliveries.distinct(ids) == JOBS
-                                    && journal.count(ids, JobStatus.FINISHED) == JOBS))
-                            .as(() -> "every job reached the consumer and is FINISHED after the broker came back" + " "
-                                    + ("(received " + deliveries.distinct(ids) + " of " + JOBS + ", finished "
-                                            + journal.count(ids, JobStatus.FINISHED) + ")"))
-                            .isTrue());
+            deliveries.awaitEveryJobFinished(
+                    "every job reached the consumer and is FINISHED after the broker came back",
+                    Duration.ofSeconds(120),
+                    ids,
+                    JOBS,
+                    journal);
             ids.stream().limit(20).forEach(id -> assertThat(statusOf(api, id)).isEqualTo("FINISHED"));
 
             assertThat(ids)

@@ -1,6 +1,11 @@
 package io.delayqueue.e2e.support;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.delayqueue.common.JobStatus;
 import io.delayqueue.sample.SampleConsumer.Delivery;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -50,5 +55,18 @@ public final class Deliveries {
             first.merge(d.jobId(), d.storedAt(), Math::min);
         }
         return first;
+    }
+
+    /**
+     * Waits, at most {@code atMost}, until each of the {@code jobs} jobs in {@code ids} reached the consumer and
+     * the journal has it {@code FINISHED}; a timeout says how many of each there were.
+     */
+    public void awaitEveryJobFinished(
+            String what, Duration atMost, Collection<String> ids, int jobs, RecordingJournal journal) {
+        await(what).atMost(atMost).untilAsserted(() -> assertThat(
+                        distinct(ids) == jobs && journal.count(ids, JobStatus.FINISHED) == jobs)
+                .as(() -> what + " (received " + distinct(ids) + " of " + jobs + ", finished "
+                        + journal.count(ids, JobStatus.FINISHED) + ")")
+                .isTrue());
     }
 }
