@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -134,33 +135,28 @@ final class PushPath {
         // the same client id): the first push creates the job, the others find it.
         Map<String, Job> toStore = new LinkedHashMap<>();
         Set<String> newIds = new HashSet<>();
-        Set<String> unsure = new HashSet<>(); // journaled before, and the journal could not be read now
+        Set<String> known = new LinkedHashSet<>(); // journaled before this round: re-pushed client ids
         for (int g = 0; g < groups.size(); g++) {
             if (failures[g] != null) {
                 continue;
             }
             for (Job job : groups.get(g)) {
                 String id = job.id();
-                if (toStore.containsKey(id) || unsure.contains(id)) {
+                if (toStore.containsKey(id) || known.contains(id)) {
                     continue;
                 }
                 if (!existing.get(g).contains(id)) {
                     toStore.put(id, job);
                     newIds.add(id);
                 } else {
-                    // Journaled before: keep the journaled job. If a push of it failed half-way before (row
-                    // committed, Redis down), this puts it into Redis now; if Redis has it, nothing changes.
-                    try {
-                        journal.find(id)
-                                .filter(j -> !j.status().isFinal())
-                                .map(JournalRestorer::restorable)
-                                .ifPresent(j -> toStore.put(id, j));
-                    } catch (DelayQueueException e) {
-                        unsure.add(id); // durable all the same; the reconciler sees to it
-                    }
+                    known.add(id);
                 }
             }
         }
+        // Journaled before: keep the journaled job. If a push of it failed half-way before (row committed, Redis
+        // down), this puts it into Redis now; if Redis has it, nothing changes. One read for the whole round,
+        // and only within its deadline: a retry storm of known ids must not hold the round's other callers.
+        Set<String> unsure = readKnown(known, toStore, deadlineNanos);
         // far jobs (due beyond the horizon) stay in the journal; each is admitted to Redis only if its shard's
         // loader may have read past its row already (see TierLoader)
         long farAfter = tierLoader == null ? Long.MAX_VALUE : clock.millis() + tierLoader.horizonMs();
@@ -216,6 +212,34 @@ final class PushPath {
             }
         }
         return results;
+    }
+
+    /**
+     * Reads the journaled jobs of re-pushed ids in one call and adds the live ones to {@code toStore}. Returns the
+     * ids it could not read (the journal failed, or the round's deadline had passed): durable all the same, and
+     * the reconciler sees to any that Redis lacks.
+     */
+    private Set<String> readKnown(Set<String> known, Map<String, Job> toStore, long deadlineNanos) {
+        if (known.isEmpty()) {
+            return Set.of();
+        }
+        if (System.nanoTime() - deadlineNanos >= 0) {
+            return known;
+        }
+        Map<String, Job> journaled;
+        try {
+            journaled = journal.findAll(known);
+        } catch (DelayQueueException e) {
+            log.debug("could not read {} re-pushed jobs from the journal: {}", known.size(), e.getMessage());
+            return known;
+        }
+        for (String id : known) {
+            Job j = journaled.get(id);
+            if (j != null && !j.status().isFinal()) {
+                toStore.put(id, JournalRestorer.restorable(j));
+            }
+        }
+        return Set.of();
     }
 
     /**

@@ -2,22 +2,29 @@ package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
+import io.delayqueue.queue.testing.ForwardingJournal;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
 import io.delayqueue.queue.testing.TestIds;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,11 +46,15 @@ class JournaledPushTest {
         redis = new RedisFixture();
         db = JournalDatabase.h2();
         journal = db.journal(4, new ManualClock(T0));
+        engine = engineOn(journal);
+    }
+
+    private DelayQueueEngine engineOn(Journal journal) {
         EngineConfig config = EngineConfig.DEFAULTS
                 .withShards(4)
                 .withRedisPrefix(redis.prefix())
                 .withDispatch(d -> d.withDefaultDispatcher("rec"));
-        engine = new DelayQueueEngine(
+        return new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),
                 List.of(new RecordingDispatcher("rec")),
@@ -74,6 +85,73 @@ class JournaledPushTest {
         assertThat(engine.get("twice").body()).isEqualTo("first");
         assertThat(journal.find("twice").orElseThrow().body()).isEqualTo("first");
         assertThat(db.queryLong("SELECT COUNT(*) FROM delay_queue_job")).isEqualTo(2);
+    }
+
+    @Test
+    void a_round_of_re_pushed_known_ids_reads_the_journal_once_and_puts_back_those_redis_lost() {
+        AtomicInteger singleReads = new AtomicInteger();
+        List<Integer> batchReads = new ArrayList<>();
+        engine.close();
+        engine = engineOn(new ForwardingJournal(journal) {
+            @Override
+            public Optional<Job> find(String id) {
+                singleReads.incrementAndGet();
+                return super.find(id);
+            }
+
+            @Override
+            public Map<String, Job> findAll(Collection<String> ids) {
+                synchronized (batchReads) {
+                    batchReads.add(ids.size());
+                }
+                return super.findAll(ids);
+            }
+        });
+        List<PushRequest> known = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            known.add(PushRequest.of("orders", "known " + i, 1000).withId("known-" + i));
+        }
+        assertThat(engine.pushBatch(known)).allMatch(PushResult::created);
+        // Redis lost a third of them (as after a push whose Redis step failed once the rows were committed)
+        List<String> lost = new ArrayList<>();
+        for (int i = 0; i < 300; i += 3) {
+            String id = "known-" + i;
+            int shard = JobIds.shardOf(id, 4);
+            redis.redis().hdel(redis.keys().pool(shard), id);
+            redis.redis().zrem(redis.keys().bucket(shard), id);
+            lost.add(id);
+        }
+        batchReads.clear();
+        singleReads.set(0);
+        long failuresBefore = journal.transientFailures();
+
+        List<PushRequest> again = new ArrayList<>(known);
+        for (int i = 0; i < 50; i++) {
+            again.add(PushRequest.of("orders", "new " + i, 1000));
+        }
+        List<PushResult> results = engine.pushBatch(again);
+
+        assertThat(results.subList(0, 300)).noneMatch(PushResult::created).allMatch(PushResult::scheduled);
+        assertThat(results.subList(300, 350)).allMatch(PushResult::created).allMatch(PushResult::scheduled);
+        assertThat(batchReads)
+                .as("batched journal reads of the round (their sizes)")
+                .containsExactly(300);
+        assertThat(singleReads).as("single journal reads").hasValue(0);
+        for (String id : lost) {
+            assertThat(redis.redis().zscore(redis.keys().bucket(JobIds.shardOf(id, 4)), id))
+                    .as("%s back in its bucket", id)
+                    .isNotNull();
+        }
+        assertThat(journal.transientFailures())
+                .as("the re-push's first attempt met the known ids and was written again")
+                .isEqualTo(failuresBefore + 1);
+
+        // while known ids keep coming back, groups look their ids up before inserting: no rolled-back attempt
+        assertThat(engine.pushBatch(known)).noneMatch(PushResult::created);
+        assertThat(engine.push(PushRequest.of("orders", "unrelated", 1000)).created())
+                .isTrue();
+        assertThat(journal.transientFailures()).isEqualTo(failuresBefore + 1);
+        assertThat(db.queryLong("SELECT COUNT(*) FROM delay_queue_job")).isEqualTo(300 + 50 + 1);
     }
 
     @Test

@@ -8,7 +8,9 @@ import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -56,6 +58,11 @@ public class ForwardingJournal implements Journal {
     @Override
     public Optional<Job> find(String id) {
         return delegate.find(id);
+    }
+
+    @Override
+    public Map<String, Job> findAll(Collection<String> ids) {
+        return delegate.findAll(ids);
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -39,6 +40,17 @@ final class GroupCommit {
     private final AtomicLong refusedEntries = new AtomicLong();
 
     /**
+     * How long after a group met an id already journaled the next groups look their ids up before inserting. A
+     * group's first attempt normally does not (see {@link GroupTransaction#write}): a re-pushed client id is the
+     * exception, and costs one rolled-back attempt. While clients re-push known ids (the documented retry), every
+     * group would pay that, unrelated pushes in it included; looking up first costs one indexed read instead.
+     */
+    private static final long LOOK_UP_FIRST_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /** When ({@link System#nanoTime()}) a group last met an id already journaled. */
+    private volatile long duplicateSeenNanos = System.nanoTime() - 2 * LOOK_UP_FIRST_NANOS;
+
+    /**
      * A group that lost a deadlock (or a lock wait, or a race on a client-supplied id with another writer) is
      * rolled back whole and written again at once: InnoDB expects a deadlock victim to re-issue its
      * transaction, and it would be wrong to answer the group's pushes 503 for it. Only when the retries run
@@ -51,6 +63,9 @@ final class GroupCommit {
             .withJitter(0.5)
             .onRetry(e -> {
                 transientFailures.incrementAndGet();
+                if (JournalFailures.isDuplicateKey(e.getLastException())) {
+                    duplicateSeenNanos = System.nanoTime();
+                }
                 log.debug(
                         "journal commit rolled back ({}); writing the group again",
                         JournalFailures.rootMessage(e.getLastException()));
@@ -99,8 +114,11 @@ final class GroupCommit {
         Map<WriteEntry, Set<String>> existing;
         try {
             GroupTransaction.Written written =
-                    Failsafe.with(reissueGroup).get(attempt -> group.write(batch, attempt.isRetry()));
+                    Failsafe.with(reissueGroup).get(attempt -> group.write(batch, attempt.isRetry() || lookUpFirst()));
             committed(written);
+            if (!written.existing().isEmpty()) {
+                duplicateSeenNanos = System.nanoTime();
+            }
             existing = written.existing();
         } catch (RuntimeException failure) {
             if (!JournalFailures.isRowRefused(failure)) {
@@ -165,6 +183,10 @@ final class GroupCommit {
         if (whole.done() != null) {
             whole.done().complete(Set.of());
         }
+    }
+
+    private boolean lookUpFirst() {
+        return System.nanoTime() - duplicateSeenNanos < LOOK_UP_FIRST_NANOS;
     }
 
     private void committed(GroupTransaction.Written written) {

@@ -8,6 +8,8 @@ import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.PurgedRows;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +40,23 @@ final class JournalReads {
 
     Optional<Job> find(String id) {
         return read(m -> Optional.ofNullable(m.find(id)).map(JobRow::toJob));
+    }
+
+    /** One statement per {@link JournalMapper#chunksOf chunk} of ids, on one connection. */
+    Map<String, Job> findAll(Collection<String> ids) {
+        if (ids.isEmpty()) {
+            return Map.of();
+        }
+        return read(m -> {
+            Map<String, Job> found = new HashMap<>();
+            for (List<String> chunk : JournalMapper.chunksOf(List.copyOf(ids))) {
+                for (JobRow row : m.findAll(chunk)) {
+                    Job job = row.toJob();
+                    found.put(job.id(), job);
+                }
+            }
+            return found;
+        });
     }
 
     List<JournalEntry> history(String id) {

@@ -14,7 +14,9 @@ import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -229,6 +231,11 @@ public final class MyBatisJournal implements Journal {
     @Override
     public Optional<Job> find(String id) {
         return reads.find(id);
+    }
+
+    @Override
+    public Map<String, Job> findAll(Collection<String> ids) {
+        return reads.findAll(ids);
     }
 
     @Override
