@@ -36,6 +36,17 @@ import java.util.Set;
  * @param figures which figures to measure: {@code push}, {@code burst}, {@code lateness}, {@code memory},
  *     {@code tier-push}, {@code tier-lateness}, {@code tier-memory}
  * @param output where the JSON goes, relative to the caller's directory; null: {@code delay-test/target/bench/results.json}
+ * @param quick whether {@code --quick} shrank the sizes
+ * @param fewThreads concurrent callers of the one-job push at ordinary concurrency (HTTP connections of a pool)
+ * @param callbackBurstJobs jobs due at one instant for the callback and pull hand-over figures
+ * @param pullConsumers consumers of the pull hand-over
+ * @param pullCount jobs a consumer asks for per call ({@code GET /get/{topic}?count=})
+ * @param e2eRate one-job HTTP pushes per second of the end-to-end lateness figure
+ * @param e2eDuration how long each end-to-end run pushes at that rate
+ * @param canaryTopics other topics pushed beside the canary
+ * @param canaryRate the canary's pushes per second
+ * @param canaryDuration how long each canary run pushes
+ * @param serviceJar the service jar of the HTTP systems; null: the one this tree packages
  */
 record BenchOptions(
         int runs,
@@ -58,11 +69,32 @@ record BenchOptions(
         Set<String> systems,
         Set<String> figures,
         Path output,
-        boolean quick) {
+        boolean quick,
+        int fewThreads,
+        int callbackBurstJobs,
+        int pullConsumers,
+        int pullCount,
+        int e2eRate,
+        Duration e2eDuration,
+        int canaryTopics,
+        int canaryRate,
+        Duration canaryDuration,
+        Path serviceJar) {
 
-    static final List<String> SYSTEMS = List.of("inprocess", "http", "redisson");
-    static final List<String> FIGURES =
-            List.of("push", "burst", "lateness", "memory", "purge", "tier-push", "tier-lateness", "tier-memory");
+    static final List<String> SYSTEMS = List.of("inprocess", "http", "embedded", "redisson");
+    static final List<String> FIGURES = List.of(
+            "push",
+            "callback",
+            "pull",
+            "e2e",
+            "canary",
+            "burst",
+            "lateness",
+            "memory",
+            "purge",
+            "tier-push",
+            "tier-lateness",
+            "tier-memory");
 
     static final String USAGE =
             """
@@ -70,6 +102,7 @@ record BenchOptions(
               --quick                 small sizes: 20k burst, 10 s lateness, 50k pending, 100k purged, 1 run
               --runs N                measured runs per figure, median shown (3)
               --threads N             concurrent callers of the single-job push (128)
+              --few-threads N         the same at ordinary concurrency, a client's connection pool (8)
               --batch-threads N       concurrent callers of the batch push (8)
               --batch-size N          jobs per batch (1000, the service's limit)
               --push-seconds S        measured seconds per push run (8)
@@ -79,8 +112,16 @@ record BenchOptions(
               --pending N             pending jobs for the memory figure (1000000)
               --memory-runs N         loads for the memory figure (1)
               --purge-rows N          final journal rows the purge figure deletes (1000000)
-              --systems a,b           of inprocess,http,redisson (all)
-              --figures a,b           of push,burst,lateness,memory,purge,tier-push,tier-lateness,tier-memory (all)
+              --callback-burst N      jobs due at one instant, handed over by callback and by pull (10000)
+              --pull-consumers N      consumers of the pull hand-over (16)
+              --pull-count N          jobs per GET /get/{topic}?count= (100; 1: one at a time)
+              --e2e-rate N            one-job HTTP pushes/s of the end-to-end lateness, through the callback (1000)
+              --e2e-seconds S         seconds per end-to-end run (20)
+              --canary-topics N       other topics beside the one-topic canary (20000)
+              --systems a,b           of inprocess,http,embedded,redisson (all)
+              --figures a,b           of push,callback,pull,e2e,canary,burst,lateness,memory,purge,
+                                      tier-push,tier-lateness,tier-memory (all)
+              --service-jar FILE      the service jar of http and embedded (this tree's delay-core-exec.jar)
               --out FILE              the JSON (delay-test/target/bench/results.json)
             """;
 
@@ -132,7 +173,22 @@ record BenchOptions(
                 names(flags, "systems", SYSTEMS),
                 names(flags, "figures", FIGURES),
                 flags.containsKey("out") ? Path.of(flags.get("out")) : null,
-                quick);
+                quick,
+                integer(flags, "few-threads", 8),
+                integer(flags, "callback-burst", quick ? 5_000 : 10_000),
+                integer(flags, "pull-consumers", 16),
+                integer(flags, "pull-count", 100),
+                integer(flags, "e2e-rate", 1_000),
+                Duration.ofSeconds(integer(flags, "e2e-seconds", quick ? 10 : 20)),
+                integer(flags, "canary-topics", quick ? 5_000 : 20_000),
+                200,
+                Duration.ofSeconds(quick ? 5 : 10),
+                flags.containsKey("service-jar")
+                        ? Path.of(System.getProperty("bench.cwd", "."))
+                                .resolve(flags.get("service-jar"))
+                                .toAbsolutePath()
+                                .normalize()
+                        : null);
         flags.keySet()
                 .removeAll(Set.of(
                         "quick",
@@ -149,17 +205,30 @@ record BenchOptions(
                         "purge-rows",
                         "systems",
                         "figures",
-                        "out"));
+                        "out",
+                        "few-threads",
+                        "callback-burst",
+                        "pull-consumers",
+                        "pull-count",
+                        "e2e-rate",
+                        "e2e-seconds",
+                        "canary-topics",
+                        "service-jar"));
         if (!flags.isEmpty()) {
             throw new IllegalArgumentException("unknown flag(s) " + flags.keySet() + "\n" + USAGE);
         }
         if (options.runs < 1
                 || options.threads < 1
+                || options.fewThreads < 1
+                || options.pullConsumers < 1
+                || options.pullCount < 1
+                || options.callbackBurstJobs < 1
+                || options.e2eRate < 1
                 || options.batchThreads < 1
                 || options.memoryRuns < 1
                 || options.purgeRows < 1) {
-            throw new IllegalArgumentException(
-                    "runs, threads, batch threads, memory runs and purge rows must be at least 1");
+            throw new IllegalArgumentException("runs, threads, batch threads, memory runs, purge rows, consumers,"
+                    + " counts, bursts and rates must be at least 1");
         }
         if (options.batchSize < 1 || options.batchSize > 1000) {
             throw new IllegalArgumentException("--batch-size must be between 1 and 1000 (the service's limit)");
@@ -198,6 +267,16 @@ record BenchOptions(
         m.put("bodyBytes", bodyBytes);
         m.put("systems", List.copyOf(systems));
         m.put("figures", List.copyOf(figures));
+        m.put("fewThreads", fewThreads);
+        m.put("callbackBurstJobs", callbackBurstJobs);
+        m.put("pullConsumers", pullConsumers);
+        m.put("pullCount", pullCount);
+        m.put("e2eRate", e2eRate);
+        m.put("e2eSeconds", e2eDuration.toSeconds());
+        m.put("canaryTopics", canaryTopics);
+        m.put("canaryRate", canaryRate);
+        m.put("canarySeconds", canaryDuration.toSeconds());
+        m.put("serviceJar", serviceJar == null ? null : serviceJar.toString());
         return m;
     }
 

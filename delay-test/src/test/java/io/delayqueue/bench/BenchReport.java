@@ -19,7 +19,8 @@ import java.util.Map;
 final class BenchReport {
     static final Map<String, String> SYSTEM_LABELS = Map.of(
             "inprocess", "this service, in-process",
-            "http", "this service, over HTTP",
+            "http", "this service, over HTTP (MariaDB)",
+            "embedded", "this service, over HTTP, embedded default (`bin/run`)",
             "redisson", "Redisson RDelayedQueue");
 
     /** One line of the table: a figure of one kind of measurement. */
@@ -52,14 +53,27 @@ final class BenchReport {
     }
 
     private static List<Row> rows(BenchOptions o) {
+        String few = number(o.fewThreads(), 0) + " callers";
+        String many = number(o.threads(), 0) + " callers";
         return List.of(
                 new Row(
+                        "push-few",
+                        "push, one job per call, " + few + " (jobs/s)",
+                        Kind.PUSH_FEW,
+                        "jobsPerSecond",
+                        0,
+                        "HTTP ≥ 3,000; embedded ≥ half of MariaDB's"),
+                new Row("push-few-p50", "push, " + few + ": call p50 (ms)", Kind.PUSH_FEW, "callP50Ms", 1, "HTTP ≤ 3"),
+                new Row("push-few-p99", "push, " + few + ": call p99 (ms)", Kind.PUSH_FEW, "callP99Ms", 1, "HTTP ≤ 15"),
+                new Row(
                         "push-single",
-                        "push, one job per call (jobs/s)",
+                        "push, one job per call, " + many + " (jobs/s)",
                         Kind.PUSH_SINGLE,
                         "jobsPerSecond",
                         0,
-                        "in-process ≥ 50,000; HTTP ≥ 8,000"),
+                        "HTTP ≥ 15,000 and > Redisson's with " + few + "; embedded ≥ half of MariaDB's"),
+                new Row("push-single-p50", "push, " + many + ": call p50 (ms)", Kind.PUSH_SINGLE, "callP50Ms", 1, ""),
+                new Row("push-single-p99", "push, " + many + ": call p99 (ms)", Kind.PUSH_SINGLE, "callP99Ms", 1, ""),
                 new Row(
                         "push-batch",
                         "push, " + number(o.batchSize(), 0) + " jobs per call (jobs/s)",
@@ -68,8 +82,68 @@ final class BenchReport {
                         0,
                         "HTTP ≥ 30,000"),
                 new Row(
+                        "callback-burst",
+                        "hand-over by HTTP callback, " + number(o.callbackBurstJobs(), 0)
+                                + " due at one instant (jobs/s)",
+                        Kind.CALLBACK_BURST,
+                        "jobsPerSecond",
+                        0,
+                        "≥ 10,000"),
+                new Row(
+                        "callback-burst-last",
+                        "hand-over by HTTP callback: the last one's lateness (ms)",
+                        Kind.CALLBACK_BURST,
+                        "lastLateMs",
+                        0,
+                        ""),
+                new Row(
+                        "pull-burst",
+                        "hand-over by pull, " + number(o.callbackBurstJobs(), 0) + " due at one instant, "
+                                + o.pullConsumers() + " consumers, count=" + o.pullCount() + " (jobs/s)",
+                        Kind.PULL_BURST,
+                        "jobsPerSecond",
+                        0,
+                        "≥ 10,000"),
+                new Row(
+                        "e2e-p50",
+                        "end to end, HTTP push to callback at " + number(o.e2eRate(), 0) + " jobs/s: lateness p50 (ms)",
+                        Kind.CALLBACK_LATENESS,
+                        "p50Ms",
+                        1,
+                        "≤ 2"),
+                new Row("e2e-p99", "end to end: lateness p99 (ms)", Kind.CALLBACK_LATENESS, "p99Ms", 1, "≤ 20"),
+                new Row("e2e-max", "end to end: lateness max (ms)", Kind.CALLBACK_LATENESS, "maxMs", 1, "≤ 100"),
+                new Row(
+                        "canary-push-alone",
+                        "one-topic canary alone: push p99 (ms)",
+                        Kind.CANARY,
+                        "alonePushP99Ms",
+                        1,
+                        ""),
+                new Row(
+                        "canary-push-beside",
+                        "the canary beside " + number(o.canaryTopics(), 0) + " other topics: push p99 (ms)",
+                        Kind.CANARY,
+                        "pushP99Ms",
+                        1,
+                        "≤ 3x alone"),
+                new Row(
+                        "canary-late-alone",
+                        "one-topic canary alone: lateness p99 (ms)",
+                        Kind.CANARY,
+                        "aloneLatenessP99Ms",
+                        1,
+                        ""),
+                new Row(
+                        "canary-late-beside",
+                        "the canary beside " + number(o.canaryTopics(), 0) + " other topics: lateness p99 (ms)",
+                        Kind.CANARY,
+                        "latenessP99Ms",
+                        1,
+                        "≤ 3x alone"),
+                new Row(
                         "burst",
-                        "hand-over, " + number(o.burstJobs(), 0) + " due at one instant (jobs/s)",
+                        "hand-over in-process, " + number(o.burstJobs(), 0) + " due at one instant (jobs/s)",
                         Kind.BURST,
                         "jobsPerSecond",
                         0,
@@ -159,6 +233,21 @@ final class BenchReport {
                 + options.pushMeasure().toSeconds() + " s measured per run after "
                 + options.pushPreRoll().toSeconds()
                 + " s of pushing.");
+        notes.add("The paths users take, over HTTP from this process: push one job per call from "
+                + options.fewThreads() + " keep-alive connections (a client's pool) and from " + options.threads()
+                + ", latency per call; on MariaDB + Redis and on the embedded default as `bin/run` starts it (no"
+                + " settings, a fresh working directory; it keeps what it holds from run to run). Hand-over by HTTP"
+                + " callback: the `http` dispatcher POSTs each due job to a receiver in this process (the JDK's HTTP"
+                + " server, 8 threads, answers 200 at once); by pull: " + options.pullConsumers() + " consumers each"
+                + " `GET /get/{topic}?count=" + options.pullCount() + "&timeout=1000` then `POST /jobs/finish`"
+                + " (one at a time where the service predates batches). End to end: " + number(options.e2eRate(), 0)
+                + " one-job HTTP pushes/s for " + options.e2eDuration().toSeconds() + " s, delays 1-5 s, lateness ="
+                + " time received by the callback receiver minus the job's executeAt. Redisson beside them: its"
+                + " `offer` from the same numbers of threads, its burst of the same size taken by its consumers, its"
+                + " steady lateness at the same rate (delays 1-2 s). Canary: one topic at " + options.canaryRate()
+                + " pushes/s for " + options.canaryDuration().toSeconds() + " s (delays 1-2 s, called back), alone,"
+                + " then after " + number(options.canaryTopics(), 0) + " other topics were pushed (one job each, due"
+                + " in an hour).");
         notes.add("Over HTTP: the packaged service (`delay-core-exec.jar`, -Xmx1g) as a JVM of its own, clients"
                 + " in the benchmark's JVM; hand-over, lateness and memory are the same engine as in-process and"
                 + " not measured again.");

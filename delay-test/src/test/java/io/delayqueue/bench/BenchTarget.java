@@ -11,8 +11,13 @@ interface BenchTarget extends AutoCloseable {
 
     /** The kinds of measurement, in the order the harness runs them. */
     enum Kind {
+        PUSH_FEW,
         PUSH_SINGLE,
         PUSH_BATCH,
+        CALLBACK_BURST,
+        PULL_BURST,
+        CALLBACK_LATENESS,
+        CANARY,
         BURST,
         LATENESS,
         MEMORY,
@@ -25,13 +30,23 @@ interface BenchTarget extends AutoCloseable {
     /** Why a system without tiers does not measure the tier figures. */
     String NO_TIERS = "keeps every pending job in Redis";
 
+    /** Why the in-process engine does not measure the hand-over paths users take. */
+    String OVER_HTTP = "measured over HTTP";
+
     /** Why this system does not measure {@code kind}, or null when it does. */
     default String notMeasured(Kind kind) {
-        return kind == Kind.TIER_PUSH || kind == Kind.TIER_LATENESS || kind == Kind.TIER_MEMORY ? NO_TIERS : null;
+        return switch (kind) {
+            case TIER_PUSH, TIER_LATENESS, TIER_MEMORY -> NO_TIERS;
+            case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY -> OVER_HTTP;
+            default -> null;
+        };
     }
 
-    /** Jobs per second pushed one per call by many concurrent callers ({@code jobsPerSecond}). */
-    RunResult pushSingle(Duration preRoll, Duration measure) throws Exception;
+    /**
+     * Jobs per second pushed one per call by {@code callers} concurrent callers ({@code jobsPerSecond}), and the
+     * calls' latency ({@code callP50Ms}, {@code callP99Ms}).
+     */
+    RunResult pushSingle(int callers, Duration preRoll, Duration measure) throws Exception;
 
     /** Jobs per second pushed in batches ({@code jobsPerSecond}). */
     RunResult pushBatch(Duration preRoll, Duration measure) throws Exception;
@@ -75,6 +90,38 @@ interface BenchTarget extends AutoCloseable {
     /** Redis memory per pending job ({@code bytesPerJob}) with {@code jobs} jobs due in 7 days, tiers on. */
     default RunResult tierMemory(int jobs) throws Exception {
         throw new UnsupportedOperationException(NO_TIERS);
+    }
+
+    /**
+     * {@code jobs} jobs due at one instant handed over through the {@code http} dispatcher to a local receiver
+     * that answers at once ({@code jobsPerSecond} from the due instant to the last received, {@code lastLateMs}).
+     */
+    default RunResult callbackBurst(int jobs) throws Exception {
+        throw new UnsupportedOperationException(OVER_HTTP);
+    }
+
+    /**
+     * {@code jobs} jobs of a pull topic due at one instant, reserved and finished by {@code consumers} consumers
+     * over HTTP ({@code jobsPerSecond}, {@code lastLateMs}).
+     */
+    default RunResult pullBurst(int jobs, int consumers) throws Exception {
+        throw new UnsupportedOperationException(OVER_HTTP);
+    }
+
+    /**
+     * A steady {@code rate} of one-job HTTP pushes, each received by the callback receiver at its due time:
+     * lateness {@code p50Ms}, {@code p99Ms}, {@code maxMs}.
+     */
+    default RunResult callbackLateness(int rate, Duration duration) throws Exception {
+        throw new UnsupportedOperationException(OVER_HTTP);
+    }
+
+    /**
+     * A one-topic canary (push p99, lateness p99) beside {@code topics} other topics, and the same canary alone
+     * ({@code pushP99Ms}, {@code latenessP99Ms}, {@code alonePushP99Ms}, {@code aloneLatenessP99Ms}).
+     */
+    default RunResult canary(int topics, int rate, Duration duration) throws Exception {
+        throw new UnsupportedOperationException(OVER_HTTP);
     }
 
     @Override

@@ -83,7 +83,8 @@ public final class Benchmark {
         try {
             target = switch (system) {
                 case "inprocess" -> new InProcessTarget(options, redis);
-                case "http" -> new HttpTarget(options, redis, root);
+                case "http" -> new HttpTarget(options, redis, root, false);
+                case "embedded" -> new HttpTarget(options, redis, root, true);
                 case "redisson" -> new RedissonTarget(options, redis);
                 default -> throw new IllegalArgumentException(system);
             };
@@ -120,7 +121,11 @@ public final class Benchmark {
 
     private static String figureOf(Kind kind) {
         return switch (kind) {
-            case PUSH_SINGLE, PUSH_BATCH -> "push";
+            case PUSH_FEW, PUSH_SINGLE, PUSH_BATCH -> "push";
+            case CALLBACK_BURST -> "callback";
+            case PULL_BURST -> "pull";
+            case CALLBACK_LATENESS -> "e2e";
+            case CANARY -> "canary";
             case BURST -> "burst";
             case LATENESS -> "lateness";
             case MEMORY -> "memory";
@@ -136,7 +141,28 @@ public final class Benchmark {
         String what = system + " " + kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
         try {
             switch (kind) {
-                case PUSH_SINGLE, PUSH_BATCH -> {
+                case CALLBACK_BURST, PULL_BURST -> {
+                    int jobs = options.callbackBurstJobs();
+                    m.warmUp(report(what + " warm-up (" + jobs / 5 + " jobs)", handOver(target, kind, jobs / 5)));
+                    for (int i = 1; i <= options.runs(); i++) {
+                        m.add(report(what + " run " + i, handOver(target, kind, jobs)));
+                    }
+                }
+                case CALLBACK_LATENESS -> {
+                    m.warmUp(report(
+                            what + " warm-up", target.callbackLateness(options.e2eRate(), options.latenessWarmUp())));
+                    for (int i = 1; i <= options.runs(); i++) {
+                        m.add(report(
+                                what + " run " + i, target.callbackLateness(options.e2eRate(), options.e2eDuration())));
+                    }
+                }
+                case CANARY -> {
+                    m.add(report(
+                            what + " (" + options.canaryTopics() + " other topics)",
+                            target.canary(options.canaryTopics(), options.canaryRate(), options.canaryDuration())));
+                    m.note("one run: the topics pushed stay known to the service for its life");
+                }
+                case PUSH_FEW, PUSH_SINGLE, PUSH_BATCH -> {
                     m.warmUp(warmUpPush(what, target, kind));
                     for (int i = 1; i <= options.runs(); i++) {
                         m.add(report(
@@ -242,7 +268,17 @@ public final class Benchmark {
     }
 
     private RunResult push(BenchTarget target, Kind kind, Duration preRoll, Duration measure) throws Exception {
-        return kind == Kind.PUSH_SINGLE ? target.pushSingle(preRoll, measure) : target.pushBatch(preRoll, measure);
+        return switch (kind) {
+            case PUSH_FEW -> target.pushSingle(options.fewThreads(), preRoll, measure);
+            case PUSH_SINGLE -> target.pushSingle(options.threads(), preRoll, measure);
+            default -> target.pushBatch(preRoll, measure);
+        };
+    }
+
+    private RunResult handOver(BenchTarget target, Kind kind, int jobs) throws Exception {
+        return kind == Kind.CALLBACK_BURST
+                ? target.callbackBurst(jobs)
+                : target.pullBurst(jobs, options.pullConsumers());
     }
 
     private RunResult report(String what, RunResult run) {

@@ -1,116 +1,145 @@
 package io.delayqueue.bench;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
- * This service over HTTP: the packaged service ({@code delay-core/target/delay-core-exec.jar}) as a JVM of its
- * own, as it runs in production: the Redis at 127.0.0.1:6379 under a prefix of its own (no embedded Redis), a
- * MariaDB journal database of the benchmark's own in {@code sync} mode, every other setting at its default.
- * Clients are persistent HTTP/1.1 connections from the benchmark's JVM. Between runs the service idles while
- * its keys are unlinked and its journal tables emptied.
+ * This service over HTTP: the packaged service ({@code delay-core/target/delay-core-exec.jar}, or the jar given
+ * with {@code --service-jar}) as a JVM of its own ({@link ServiceProcess}). Clients are persistent HTTP/1.1
+ * connections from the benchmark's JVM. Two set-ups:
  *
- * <p>Only the push figures are measured over HTTP: due jobs, their lateness and their Redis memory are the same
- * engine and the same Redis layout as in-process.
+ * <ul>
+ *   <li><b>MariaDB</b> ({@code http}), as it runs in production: the Redis at 127.0.0.1:6379 under a prefix of its
+ *       own, a MariaDB journal database of the benchmark's own in {@code sync} mode, the topics of {@link
+ *       UserPaths#routes()}, every other setting at its default. Between runs the service idles while its keys are
+ *       unlinked and its journal tables emptied. Measures the pushes and the hand-over paths users take ({@link
+ *       UserPaths}).
+ *   <li><b>The embedded default</b> ({@code embedded}), as {@code bin/run} starts it: no settings at all (embedded
+ *       Redis, the embedded journal file), in a fresh working directory. Measures the pushes; what it holds grows
+ *       from run to run, as a real store does.
+ * </ul>
+ *
+ * <p>Due jobs of the push figures, their lateness and their Redis memory are the same engine and the same Redis
+ * layout as in-process.
  */
 final class HttpTarget implements BenchTarget {
     static final String SAME_ENGINE = "same engine and Redis layout as in-process";
+    static final String ON_MARIADB = "measured on the MariaDB set-up";
 
     private final BenchOptions options;
     private final BenchRedis benchRedis;
-    private final BenchDatabase database;
+    private final boolean embedded;
+    private final BenchDatabase database; // null on the embedded default
     private final String prefix = BenchRedis.uniqueName("http");
+    private final Path workDir;
+    private final ServiceProcess service;
+    private final CallbackReceiver receiver; // null on the embedded default
+    private final UserPaths paths;
     private final int port;
-    private final Process process;
-    private final Path log;
     private final byte[] single;
     private final byte[] batch;
 
-    HttpTarget(BenchOptions options, BenchRedis benchRedis, Path root) throws Exception {
+    HttpTarget(BenchOptions options, BenchRedis benchRedis, Path root, boolean embedded) throws Exception {
         this.options = options;
         this.benchRedis = benchRedis;
-        Path jar = root.resolve("delay-core/target/delay-core-exec.jar");
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(
-                    jar + " is missing: bin/bench packages it (mvn -pl delay-test -am package)");
-        }
+        this.embedded = embedded;
         String job = "{\"topic\":\"" + InProcessTarget.TOPIC + "\",\"body\":\"" + "x".repeat(options.bodyBytes())
                 + "\",\"delay\":" + Duration.ofHours(1).toMillis() + "}";
         this.single = job.getBytes(StandardCharsets.UTF_8);
         this.batch = ("[" + String.join(",", java.util.Collections.nCopies(options.batchSize(), job)) + "]")
                 .getBytes(StandardCharsets.UTF_8);
-        this.database = BenchDatabase.create();
-        this.port = freePort();
-        this.log = root.resolve("delay-test/target/bench/service.log");
-        Files.createDirectories(log.getParent());
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx1g",
-                "-jar",
-                jar.toString(),
-                "--server.port=" + port,
-                "--delay.redis.uri=" + BenchRedis.URI,
-                "--delay.redis.prefix=" + prefix,
-                "--spring.datasource.url=" + database.jdbcUrl(),
-                "--spring.datasource.username=" + BenchDatabase.USER,
-                "--spring.datasource.password=" + BenchDatabase.PASSWORD,
-                "--delay.journal.mode=sync",
-                "--delay.journal.restore-on-start=false"));
-        this.process = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+        Path jar = options.serviceJar() != null
+                ? options.serviceJar()
+                : root.resolve("delay-core/target/delay-core-exec.jar");
+        Path benchDir = root.resolve("delay-test/target/bench");
+        this.workDir = benchDir.resolve(BenchRedis.uniqueName(embedded ? "embedded" : "http"));
+        List<String> args = new ArrayList<>();
+        if (embedded) {
+            this.database = null;
+            this.receiver = null;
+        } else {
+            this.database = BenchDatabase.create();
+            this.receiver = new CallbackReceiver();
+            args.addAll(List.of(
+                    "--delay.redis.uri=" + BenchRedis.URI,
+                    "--delay.redis.prefix=" + prefix,
+                    "--spring.datasource.url=" + database.jdbcUrl(),
+                    "--spring.datasource.username=" + BenchDatabase.USER,
+                    "--spring.datasource.password=" + BenchDatabase.PASSWORD,
+                    "--delay.journal.mode=sync",
+                    "--delay.journal.restore-on-start=false"));
+            args.addAll(UserPaths.routes());
+        }
+        ServiceProcess started;
         try {
-            awaitUp(Duration.ofSeconds(120));
+            started = ServiceProcess.start(
+                    jar, workDir, benchDir.resolve(embedded ? "service-embedded.log" : "service.log"), args);
         } catch (Exception e) {
-            close();
+            closeQuietly();
             throw e;
         }
-    }
-
-    private void awaitUp(Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("the service exited with " + process.exitValue() + ": see " + log);
-            }
-            try (HttpConnection c = new HttpConnection("127.0.0.1", port)) {
-                HttpConnection.Response r = c.get("/actuator/health");
-                if (r.status() == 200 && r.text().contains("\"UP\"")) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(
-                        "the service was not up within " + timeout.toSeconds() + " s: see " + log);
-            }
-            Thread.sleep(200);
-        }
+        this.service = started;
+        this.port = started.port();
+        this.paths = receiver == null ? null : new UserPaths(port, receiver, options.bodyBytes(), options.pullCount());
     }
 
     @Override
     public String notMeasured(Kind kind) {
-        return kind == Kind.PUSH_SINGLE || kind == Kind.PUSH_BATCH ? null : SAME_ENGINE;
+        return switch (kind) {
+            case PUSH_FEW, PUSH_SINGLE, PUSH_BATCH -> null;
+            case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY -> embedded ? ON_MARIADB : null;
+            default -> SAME_ENGINE;
+        };
     }
 
     @Override
-    public RunResult pushSingle(Duration preRoll, Duration measure) throws Exception {
-        return push("/push", single, 1, options.threads(), preRoll, measure);
+    public RunResult pushSingle(int callers, Duration preRoll, Duration measure) throws Exception {
+        return push("/push", single, 1, callers, preRoll, measure);
     }
 
     @Override
     public RunResult pushBatch(Duration preRoll, Duration measure) throws Exception {
         return push("/push/batch", batch, options.batchSize(), options.batchThreads(), preRoll, measure);
+    }
+
+    @Override
+    public RunResult callbackBurst(int jobs) throws Exception {
+        try {
+            return paths.callbackBurst(jobs);
+        } finally {
+            clean();
+        }
+    }
+
+    @Override
+    public RunResult pullBurst(int jobs, int consumers) throws Exception {
+        try {
+            return paths.pullBurst(jobs, consumers);
+        } finally {
+            clean();
+        }
+    }
+
+    @Override
+    public RunResult callbackLateness(int rate, Duration duration) throws Exception {
+        try {
+            return paths.callbackLateness(rate, duration);
+        } finally {
+            clean();
+        }
+    }
+
+    @Override
+    public RunResult canary(int topics, int rate, Duration duration) throws Exception {
+        try {
+            return paths.canary(topics, rate, duration);
+        } finally {
+            clean();
+        }
     }
 
     private RunResult push(String path, byte[] json, int jobs, int clients, Duration preRoll, Duration measure)
@@ -145,9 +174,12 @@ final class HttpTarget implements BenchTarget {
         }
     }
 
+    /** Between runs on MariaDB: the run's keys and rows go. The embedded default keeps what it holds. */
     private void clean() throws Exception {
-        benchRedis.unlink("{" + prefix + ":*");
-        database.truncate();
+        if (!embedded) {
+            benchRedis.unlink("{" + prefix + ":*");
+            database.truncate();
+        }
     }
 
     @Override
@@ -168,22 +200,29 @@ final class HttpTarget implements BenchTarget {
     @Override
     public void close() throws Exception {
         try {
-            if (process.isAlive()) {
-                process.destroy(); // SIGTERM: a graceful shutdown
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                    process.waitFor(10, TimeUnit.SECONDS);
-                }
+            if (service != null) {
+                service.close();
             }
         } finally {
-            benchRedis.unlink("{" + prefix + ":*");
-            database.close();
+            closeQuietly();
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+    private void closeQuietly() throws Exception {
+        if (receiver != null) {
+            receiver.close();
+        }
+        if (!embedded) {
+            benchRedis.unlink("{" + prefix + ":*");
+        }
+        if (database != null) {
+            database.close();
+        }
+        if (Files.isDirectory(workDir)) {
+            try (var files = Files.walk(workDir)) {
+                files.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(f -> f.toFile().delete());
+            }
         }
     }
 }

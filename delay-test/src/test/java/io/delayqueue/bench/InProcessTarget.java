@@ -49,10 +49,10 @@ final class InProcessTarget implements BenchTarget {
     }
 
     @Override
-    public RunResult pushSingle(Duration preRoll, Duration measure) throws Exception {
+    public RunResult pushSingle(int callers, Duration preRoll, Duration measure) throws Exception {
         PushRequest request = PushRequest.of(TOPIC, body, Duration.ofHours(1).toMillis());
         try (Queue q = new Queue(true, HandOvers.counting())) {
-            return LoadDriver.throughput(options.threads(), preRoll, measure, caller -> () -> {
+            return LoadDriver.throughput(callers, preRoll, measure, caller -> () -> {
                 q.engine.push(request);
                 return 1;
             });
@@ -237,7 +237,10 @@ final class InProcessTarget implements BenchTarget {
 
     @Override
     public String notMeasured(Kind kind) {
-        return null;
+        return switch (kind) {
+            case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY -> OVER_HTTP;
+            default -> null;
+        };
     }
 
     @Override

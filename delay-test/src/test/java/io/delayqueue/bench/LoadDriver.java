@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.ConcurrentHistogram;
 
 /** Drives load: closed-loop callers for throughput, an open-loop pacer for a steady rate. */
 final class LoadDriver {
@@ -29,7 +30,8 @@ final class LoadDriver {
 
     /**
      * {@code callers} threads each call in a loop for {@code preRoll + measure}; jobs of calls that complete
-     * within the measured window count. The first failed call fails the run.
+     * within the measured window count, and so does each such call's latency ({@code callP50Ms}, {@code
+     * callP99Ms}). The first failed call fails the run.
      */
     static RunResult throughput(int callers, Duration preRoll, Duration measure, CallerFactory factory)
             throws Exception {
@@ -39,6 +41,7 @@ final class LoadDriver {
         }
         AtomicLong counted = new AtomicLong();
         AtomicLong callsCounted = new AtomicLong();
+        ConcurrentHistogram callMicros = new ConcurrentHistogram(3);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         long start = System.nanoTime();
         long measureFrom = start + preRoll.toNanos();
@@ -59,6 +62,7 @@ final class LoadDriver {
                                 if (ended >= measureFrom && ended < measureTo) {
                                     counted.addAndGet(jobs);
                                     callsCounted.incrementAndGet();
+                                    callMicros.recordValue((ended - begun) / 1_000);
                                 }
                             }
                         } catch (Throwable e) {
@@ -81,6 +85,9 @@ final class LoadDriver {
         }
         double seconds = measure.toNanos() / 1e9;
         return RunResult.of("jobsPerSecond", counted.get() / seconds)
+                .and("callP50Ms", callMicros.getValueAtPercentile(50) / 1e3)
+                .and("callP99Ms", callMicros.getValueAtPercentile(99) / 1e3)
+                .with("callMaxMs", callMicros.getMaxValue() / 1e3)
                 .with("jobs", counted.get())
                 .with("calls", callsCounted.get())
                 .with("seconds", seconds)

@@ -60,10 +60,10 @@ final class RedissonTarget implements BenchTarget {
     }
 
     @Override
-    public RunResult pushSingle(Duration preRoll, Duration measure) throws Exception {
+    public RunResult pushSingle(int callers, Duration preRoll, Duration measure) throws Exception {
         long delay = Duration.ofHours(1).toMillis();
         try (Queue q = new Queue()) {
-            return LoadDriver.throughput(options.threads(), preRoll, measure, caller -> () -> {
+            return LoadDriver.throughput(callers, preRoll, measure, caller -> () -> {
                         q.delayed.offer(value(System.currentTimeMillis() + delay), delay, TimeUnit.MILLISECONDS);
                         return 1;
                     })
@@ -108,6 +108,29 @@ final class RedissonTarget implements BenchTarget {
     }
 
     @Override
+    public String notMeasured(Kind kind) {
+        return switch (kind) {
+            case PULL_BURST -> "its consumers: the hand-over row above";
+            case CANARY -> "one queue, no topics";
+            case PURGE -> "no journal";
+            case TIER_PUSH, TIER_LATENESS, TIER_MEMORY -> NO_TIERS;
+            default -> null;
+        };
+    }
+
+    /** Redisson has no dispatcher: its hand-over is its consumers taking the jobs, as in {@link #burst}. */
+    @Override
+    public RunResult callbackBurst(int jobs) throws Exception {
+        return burst(jobs, 5_000);
+    }
+
+    /** Redisson's steady lateness, taken by its consumers, at the same rate. */
+    @Override
+    public RunResult callbackLateness(int rate, Duration duration) throws Exception {
+        return lateness(rate, duration);
+    }
+
+    @Override
     public RunResult lateness(int rate, Duration duration) throws Exception {
         HandOvers handOvers = HandOvers.recordingLateness();
         try (Queue q = new Queue()) {
@@ -125,11 +148,6 @@ final class RedissonTarget implements BenchTarget {
             return Figures.lateness(handOvers.lateness(), handOvers.early(), load)
                     .with("consumerErrors", q.consumerErrors());
         }
-    }
-
-    @Override
-    public String notMeasured(Kind kind) {
-        return kind == Kind.PURGE ? "no journal" : BenchTarget.super.notMeasured(kind);
     }
 
     @Override

@@ -1,0 +1,102 @@
+package io.delayqueue.bench;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The packaged service ({@code delay-core-exec.jar}) as a JVM of its own, on a free port, in a working directory
+ * of the benchmark's choosing (the embedded default keeps its journal file and Redis under it), its output in a
+ * log file. {@link #close()} stops it as an operator does (SIGTERM, a graceful shutdown).
+ */
+final class ServiceProcess implements AutoCloseable {
+    private final Process process;
+    private final Path log;
+    private final int port;
+
+    private ServiceProcess(Process process, Path log, int port) {
+        this.process = process;
+        this.log = log;
+        this.port = port;
+    }
+
+    /** Starts the jar with {@code args} (plus {@code --server.port}) and waits until its health is UP. */
+    static ServiceProcess start(Path jar, Path workDir, Path log, List<String> args) throws Exception {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(
+                    jar + " is missing: bin/bench packages it (mvn -pl delay-test -am package)");
+        }
+        int port = freePort();
+        Files.createDirectories(log.getParent());
+        Files.createDirectories(workDir);
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx1g",
+                "-jar",
+                jar.toAbsolutePath().toString(),
+                "--server.port=" + port));
+        command.addAll(args);
+        Process process = new ProcessBuilder(command)
+                .directory(workDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        ServiceProcess service = new ServiceProcess(process, log, port);
+        try {
+            service.awaitUp(Duration.ofSeconds(120));
+        } catch (Exception e) {
+            service.close();
+            throw e;
+        }
+        return service;
+    }
+
+    int port() {
+        return port;
+    }
+
+    private void awaitUp(Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the service exited with " + process.exitValue() + ": see " + log);
+            }
+            try (HttpConnection c = new HttpConnection("127.0.0.1", port)) {
+                HttpConnection.Response r = c.get("/actuator/health");
+                if (r.status() == 200 && r.text().contains("\"UP\"")) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "the service was not up within " + timeout.toSeconds() + " s: see " + log);
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (process.isAlive()) {
+            process.destroy(); // SIGTERM: a graceful shutdown
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
