@@ -47,6 +47,8 @@ import java.util.Set;
  * @param canaryRate the canary's pushes per second
  * @param canaryDuration how long each canary run pushes
  * @param serviceJar the service jar of the HTTP systems; null: the one this tree packages
+ * @param beforeJar an earlier build's service jar, measured in the same run as {@code http-before} and {@code
+ *     embedded-before}; null: none
  */
 record BenchOptions(
         int runs,
@@ -79,9 +81,11 @@ record BenchOptions(
         int canaryTopics,
         int canaryRate,
         Duration canaryDuration,
-        Path serviceJar) {
+        Path serviceJar,
+        Path beforeJar) {
 
-    static final List<String> SYSTEMS = List.of("inprocess", "http", "embedded", "redisson");
+    static final List<String> SYSTEMS =
+            List.of("inprocess", "http-before", "http", "embedded-before", "embedded", "redisson");
     static final List<String> FIGURES = List.of(
             "push",
             "callback",
@@ -118,10 +122,11 @@ record BenchOptions(
               --e2e-rate N            one-job HTTP pushes/s of the end-to-end lateness, through the callback (1000)
               --e2e-seconds S         seconds per end-to-end run (20)
               --canary-topics N       other topics beside the one-topic canary (20000)
-              --systems a,b           of inprocess,http,embedded,redisson (all)
+              --systems a,b           of inprocess,http,embedded,redisson (all), http-before,embedded-before
               --figures a,b           of push,callback,pull,e2e,canary,burst,lateness,memory,purge,
                                       tier-push,tier-lateness,tier-memory (all)
               --service-jar FILE      the service jar of http and embedded (this tree's delay-core-exec.jar)
+              --before-jar FILE       an earlier build's jar, run as http-before and embedded-before beside them
               --out FILE              the JSON (delay-test/target/bench/results.json)
             """;
 
@@ -170,7 +175,14 @@ record BenchOptions(
                 integer(flags, "memory-runs", 1),
                 integer(flags, "purge-rows", quick ? 100_000 : 1_000_000),
                 100,
-                names(flags, "systems", SYSTEMS),
+                names(
+                        flags,
+                        "systems",
+                        flags.containsKey("before-jar")
+                                ? SYSTEMS
+                                : SYSTEMS.stream()
+                                        .filter(n -> !n.endsWith("-before"))
+                                        .toList()),
                 names(flags, "figures", FIGURES),
                 flags.containsKey("out") ? Path.of(flags.get("out")) : null,
                 quick,
@@ -183,12 +195,8 @@ record BenchOptions(
                 integer(flags, "canary-topics", quick ? 5_000 : 20_000),
                 200,
                 Duration.ofSeconds(quick ? 5 : 10),
-                flags.containsKey("service-jar")
-                        ? Path.of(System.getProperty("bench.cwd", "."))
-                                .resolve(flags.get("service-jar"))
-                                .toAbsolutePath()
-                                .normalize()
-                        : null);
+                jar(flags, "service-jar"),
+                jar(flags, "before-jar"));
         flags.keySet()
                 .removeAll(Set.of(
                         "quick",
@@ -213,7 +221,8 @@ record BenchOptions(
                         "e2e-rate",
                         "e2e-seconds",
                         "canary-topics",
-                        "service-jar"));
+                        "service-jar",
+                        "before-jar"));
         if (!flags.isEmpty()) {
             throw new IllegalArgumentException("unknown flag(s) " + flags.keySet() + "\n" + USAGE);
         }
@@ -277,7 +286,19 @@ record BenchOptions(
         m.put("canaryRate", canaryRate);
         m.put("canarySeconds", canaryDuration.toSeconds());
         m.put("serviceJar", serviceJar == null ? null : serviceJar.toString());
+        m.put("beforeJar", beforeJar == null ? null : beforeJar.toString());
         return m;
+    }
+
+    /** A jar named relative to where bin/bench was called. */
+    private static Path jar(Map<String, String> flags, String name) {
+        String v = flags.get(name);
+        return v == null
+                ? null
+                : Path.of(System.getProperty("bench.cwd", "."))
+                        .resolve(v)
+                        .toAbsolutePath()
+                        .normalize();
     }
 
     private static int integer(Map<String, String> flags, String name, int fallback) {

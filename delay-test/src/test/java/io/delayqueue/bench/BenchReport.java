@@ -21,6 +21,8 @@ final class BenchReport {
             "inprocess", "this service, in-process",
             "http", "this service, over HTTP (MariaDB)",
             "embedded", "this service, over HTTP, embedded default (`bin/run`)",
+            "http-before", "before (`--before-jar`), over HTTP (MariaDB)",
+            "embedded-before", "before (`--before-jar`), embedded default",
             "redisson", "Redisson RDelayedQueue");
 
     /** One line of the table: a figure of one kind of measurement. */
@@ -248,6 +250,10 @@ final class BenchReport {
                 + " pushes/s for " + options.canaryDuration().toSeconds() + " s (delays 1-2 s, called back), alone,"
                 + " then after " + number(options.canaryTopics(), 0) + " other topics were pushed (one job each, due"
                 + " in an hour).");
+        if (options.beforeJar() != null) {
+            notes.add("Before: the same HTTP figures, in the same run, of the jar " + options.beforeJar().getFileName()
+                    + " (" + options.beforeJar() + ").");
+        }
         notes.add("Over HTTP: the packaged service (`delay-core-exec.jar`, -Xmx1g) as a JVM of its own, clients"
                 + " in the benchmark's JVM; hand-over, lateness and memory are the same engine as in-process and"
                 + " not measured again.");

@@ -83,8 +83,10 @@ public final class Benchmark {
         try {
             target = switch (system) {
                 case "inprocess" -> new InProcessTarget(options, redis);
-                case "http" -> new HttpTarget(options, redis, root, false);
-                case "embedded" -> new HttpTarget(options, redis, root, true);
+                case "http" -> new HttpTarget(options, redis, root, false, options.serviceJar());
+                case "embedded" -> new HttpTarget(options, redis, root, true, options.serviceJar());
+                case "http-before" -> new HttpTarget(options, redis, root, false, options.beforeJar());
+                case "embedded-before" -> new HttpTarget(options, redis, root, true, options.beforeJar());
                 case "redisson" -> new RedissonTarget(options, redis);
                 default -> throw new IllegalArgumentException(system);
             };

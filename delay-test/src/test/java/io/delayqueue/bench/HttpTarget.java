@@ -43,7 +43,8 @@ final class HttpTarget implements BenchTarget {
     private final byte[] single;
     private final byte[] batch;
 
-    HttpTarget(BenchOptions options, BenchRedis benchRedis, Path root, boolean embedded) throws Exception {
+    /** @param jar the service jar; null: the one this tree packages */
+    HttpTarget(BenchOptions options, BenchRedis benchRedis, Path root, boolean embedded, Path jar) throws Exception {
         this.options = options;
         this.benchRedis = benchRedis;
         this.embedded = embedded;
@@ -52,11 +53,12 @@ final class HttpTarget implements BenchTarget {
         this.single = job.getBytes(StandardCharsets.UTF_8);
         this.batch = ("[" + String.join(",", java.util.Collections.nCopies(options.batchSize(), job)) + "]")
                 .getBytes(StandardCharsets.UTF_8);
-        Path jar = options.serviceJar() != null
-                ? options.serviceJar()
-                : root.resolve("delay-core/target/delay-core-exec.jar");
+        if (jar == null) {
+            jar = root.resolve("delay-core/target/delay-core-exec.jar");
+        }
         Path benchDir = root.resolve("delay-test/target/bench");
         this.workDir = benchDir.resolve(BenchRedis.uniqueName(embedded ? "embedded" : "http"));
+        String logName = (embedded ? "service-embedded" : "service") + "-" + jar.getFileName() + ".log";
         List<String> args = new ArrayList<>();
         if (embedded) {
             this.database = null;
@@ -76,8 +78,7 @@ final class HttpTarget implements BenchTarget {
         }
         ServiceProcess started;
         try {
-            started = ServiceProcess.start(
-                    jar, workDir, benchDir.resolve(embedded ? "service-embedded.log" : "service.log"), args);
+            started = ServiceProcess.start(jar, workDir, benchDir.resolve(logName), args);
         } catch (Exception e) {
             closeQuietly();
             throw e;
