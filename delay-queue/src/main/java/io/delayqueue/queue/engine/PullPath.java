@@ -11,13 +11,13 @@ import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The engine's pull side: reserves ready jobs of pull topics, the shards taken in turn, and settles consumers'
- * finishes, each journaled. Waiting for a job is {@link PullWaiters}'s; the argument checks are the facade's.
+ * The engine's pull side: reserves ready jobs of pull topics, one or many per call, the shards taken in turn, and
+ * settles consumers' finishes, one or many per call, each journaled. Waiting for a job is {@link PullWaiters}'s; the argument checks are the facade's.
  *
  * <p>Thread-safe: called on the consumers' threads and on the pull waiters'.
  */
@@ -37,21 +37,71 @@ final class PullPath {
         this.pipeline = pipeline;
     }
 
-    /** Reserves the next ready job of {@code topic} for its TTR, if one is ready now. */
-    Optional<Job> tryReserve(String topic) {
+    /**
+     * Reserves up to {@code count} ready jobs of {@code topic} for their TTR, those ready now: one reserve script
+     * per shard, the shards taken in turn from a rotating start until {@code count} are reserved.
+     */
+    List<Job> tryReserve(String topic, int count) {
         int shards = config.shards();
         int start = Math.floorMod(reserveRotation.getAndIncrement(), shards);
         long now = clock.millis();
-        for (int i = 0; i < shards; i++) {
-            int shard = (start + i) % shards;
-            Optional<Job> job = store.reserve(topic, shard, now);
-            if (job.isPresent()) {
-                journal.recordTransitions(List.of(Transition.of(
-                        job.get().id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, now, null)));
-                return job;
-            }
+        List<Job> reserved = new ArrayList<>(Math.min(count, 16));
+        for (int i = 0; i < shards && reserved.size() < count; i++) {
+            reserved.addAll(store.reserve(topic, (start + i) % shards, now, count - reserved.size()));
         }
-        return Optional.empty();
+        if (!reserved.isEmpty()) {
+            List<Transition> transitions = new ArrayList<>(reserved.size());
+            for (Job job : reserved) {
+                transitions.add(
+                        Transition.of(job.id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, now, null));
+            }
+            journal.recordTransitions(transitions);
+        }
+        return reserved;
+    }
+
+    /**
+     * {@link DelayQueueEngine#finishAll}, its arguments checked: one finish script per shard, all shards in one
+     * round trip, each job finished journaled as a single finish is.
+     */
+    List<FinishOutcome> finishAll(List<Attempt> attempts) {
+        long now = clock.millis();
+        List<Outcome> outcomes = store.finishAttempts(attempts, now);
+        List<FinishOutcome> answers = new ArrayList<>(attempts.size());
+        List<Transition> finished = new ArrayList<>();
+        for (int i = 0; i < attempts.size(); i++) {
+            String id = attempts.get(i).id();
+            Outcome outcome = outcomes.get(i);
+            FinishOutcome.Result result;
+            if (outcome == null) {
+                result = FinishOutcome.Result.UNKNOWN;
+            } else {
+                result = switch (outcome.result()) {
+                    case APPLIED -> FinishOutcome.Result.FINISHED;
+                    case NOT_FOUND -> FinishOutcome.Result.NOT_FOUND;
+                    case STALE -> FinishOutcome.Result.STALE;
+                    case CONFLICT -> outcome.status() == JobStatus.FINISHED
+                            ? FinishOutcome.Result.FINISHED
+                            : FinishOutcome.Result.NOT_RESERVED;
+                };
+                if (outcome.applied()) {
+                    finished.add(Transition.of(
+                            id,
+                            JobEvent.FINISHED,
+                            JobStatus.RESERVED,
+                            JobStatus.FINISHED,
+                            now,
+                            "finished by consumer"));
+                } else if (outcome.result() == Outcome.Result.STALE) {
+                    pipeline.countStale();
+                }
+            }
+            answers.add(new FinishOutcome(id, result, outcome == null ? null : outcome.status()));
+        }
+        if (!finished.isEmpty()) {
+            journal.recordTransitions(finished);
+        }
+        return answers;
     }
 
     /** {@link DelayQueueEngine#finish(String, Integer)}, its arguments checked. */
