@@ -200,22 +200,7 @@ public final class DelayQueueEngine implements AutoCloseable {
      */
     public CompletableFuture<List<Job>> reserve(String topic, int count, long timeoutMs) {
         ensureOpen();
-        if (topic == null || !JobFactory.TOPIC.matcher(topic).matches()) {
-            throw new DelayQueueException.InvalidField("topic", "must match [A-Za-z0-9._-]{1,64}");
-        }
-        if (!parts.routes.isPull(topic)) {
-            throw new DelayQueueException.InvalidField(
-                    "topic",
-                    topic + " is not a pull topic (it is dispatched to '" + parts.routes.dispatcherOf(topic)
-                            + "'); set delay.dispatch.topics." + topic + "=pull");
-        }
-        if (count < 1 || count > PullSettings.MAX_COUNT) {
-            throw new DelayQueueException.InvalidField("count", "must be between 1 and " + PullSettings.MAX_COUNT);
-        }
-        long max = config.pull().maxTimeout().toMillis();
-        if (timeoutMs < 0 || timeoutMs > max) {
-            throw new DelayQueueException.InvalidField("timeout", "must be between 0 and " + max + " ms");
-        }
+        parts.pullPath.checkReserve(topic, count, timeoutMs);
         return parts.pullWaiters.await(topic, count, timeoutMs);
     }
 
@@ -250,10 +235,6 @@ public final class DelayQueueEngine implements AutoCloseable {
      */
     public List<FinishOutcome> finishAll(List<io.delayqueue.queue.store.Attempt> attempts) {
         ensureOpen();
-        if (attempts == null || attempts.isEmpty() || attempts.size() > PullSettings.MAX_COUNT) {
-            throw new DelayQueueException.InvalidField(
-                    "jobs", "must hold between 1 and " + PullSettings.MAX_COUNT + " jobs to finish");
-        }
         return parts.pullPath.finishAll(attempts);
     }
 

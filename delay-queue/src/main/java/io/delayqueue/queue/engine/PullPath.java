@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The engine's pull side: reserves ready jobs of pull topics, one or many per call, the shards taken in turn, and
- * settles consumers' finishes, one or many per call, each journaled. Waiting for a job is {@link PullWaiters}'s; the argument checks are the facade's.
+ * settles consumers' finishes, one or many per call, each journaled. Waiting for a job is {@link PullWaiters}'s.
  *
  * <p>Thread-safe: called on the consumers' threads and on the pull waiters'.
  */
@@ -27,14 +27,42 @@ final class PullPath {
     private final Journal journal;
     private final Clock clock;
     private final DispatchPipeline pipeline;
+    private final TopicRoutes routes;
     private final AtomicInteger reserveRotation = new AtomicInteger();
 
-    PullPath(EngineConfig config, JobStore store, Journal journal, Clock clock, DispatchPipeline pipeline) {
+    PullPath(
+            EngineConfig config,
+            JobStore store,
+            Journal journal,
+            Clock clock,
+            DispatchPipeline pipeline,
+            TopicRoutes routes) {
         this.config = config;
         this.store = store;
         this.journal = journal;
         this.clock = clock;
         this.pipeline = pipeline;
+        this.routes = routes;
+    }
+
+    /** The arguments of {@link DelayQueueEngine#reserve(String, int, long)}: a 400 naming the field that is bad. */
+    void checkReserve(String topic, int count, long timeoutMs) {
+        if (topic == null || !JobFactory.TOPIC.matcher(topic).matches()) {
+            throw new DelayQueueException.InvalidField("topic", "must match [A-Za-z0-9._-]{1,64}");
+        }
+        if (!routes.isPull(topic)) {
+            throw new DelayQueueException.InvalidField(
+                    "topic",
+                    topic + " is not a pull topic (it is dispatched to '" + routes.dispatcherOf(topic)
+                            + "'); set delay.dispatch.topics." + topic + "=pull");
+        }
+        if (count < 1 || count > PullSettings.MAX_COUNT) {
+            throw new DelayQueueException.InvalidField("count", "must be between 1 and " + PullSettings.MAX_COUNT);
+        }
+        long max = config.pull().maxTimeout().toMillis();
+        if (timeoutMs < 0 || timeoutMs > max) {
+            throw new DelayQueueException.InvalidField("timeout", "must be between 0 and " + max + " ms");
+        }
     }
 
     /**
@@ -65,6 +93,10 @@ final class PullPath {
      * round trip, each job finished journaled as a single finish is.
      */
     List<FinishOutcome> finishAll(List<Attempt> attempts) {
+        if (attempts == null || attempts.isEmpty() || attempts.size() > PullSettings.MAX_COUNT) {
+            throw new DelayQueueException.InvalidField(
+                    "jobs", "must hold between 1 and " + PullSettings.MAX_COUNT + " jobs to finish");
+        }
         long now = clock.millis();
         List<Outcome> outcomes = store.finishAttempts(attempts, now);
         List<FinishOutcome> answers = new ArrayList<>(attempts.size());
