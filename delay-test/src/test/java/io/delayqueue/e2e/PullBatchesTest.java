@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.delayqueue.controller.ApiResponse;
+import io.delayqueue.controller.CompletedFutureReturnValueHandler;
+import io.delayqueue.controller.JobController;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.ServiceTest;
+import io.delayqueue.sample.SampleConsumer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -16,15 +20,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.core.MethodParameter;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.context.request.ServletWebRequest;
+import org.springframework.web.context.request.async.StandardServletAsyncWebRequest;
+import org.springframework.web.context.request.async.WebAsyncUtils;
+import org.springframework.web.method.support.HandlerMethodReturnValueHandler;
+import org.springframework.web.method.support.ModelAndViewContainer;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
  * Pull topics consumed in batches over HTTP: {@code GET /get/{topic}?count=N} reserves up to N jobs in one call,
@@ -33,12 +48,14 @@ import org.springframework.test.context.DynamicPropertySource;
 @ServiceTest(
         properties = {
             "delay.dispatch.topics." + PullBatchesTest.MANY + "=pull",
-            "delay.dispatch.topics." + PullBatchesTest.OUTCOMES + "=pull"
+            "delay.dispatch.topics." + PullBatchesTest.OUTCOMES + "=pull",
+            "delay.dispatch.topics." + PullBatchesTest.SAMPLE + "=pull"
         })
 class PullBatchesTest {
     static final ServiceStores STORES = ServiceStores.redisAndJournal("pullbatch");
     static final String MANY = "e2ebatch";
     static final String OUTCOMES = "e2eoutcomes";
+    static final String SAMPLE = "e2esample";
     private static final int JOBS = 3_000;
     private static final int CONSUMERS = 8;
 
@@ -49,6 +66,9 @@ class PullBatchesTest {
 
     @LocalServerPort
     int port;
+
+    @Autowired
+    RequestMappingHandlerAdapter adapter;
 
     @Test
     void consumers_reserving_and_finishing_in_batches_get_each_job_exactly_once_and_lose_none() throws Exception {
@@ -243,5 +263,73 @@ class PullBatchesTest {
         });
         Api.Response tooLarge = api.send("POST", "/jobs/finish", "[" + " ".repeat(300 * 1024) + "]");
         assertThat(tooLarge.status()).as("over 256 KiB: %s", tooLarge).isEqualTo(413);
+    }
+
+    @Test
+    void the_sample_consumer_pulls_and_finishes_in_batches() throws Exception {
+        Api api = new Api(port);
+        List<Map<String, Object>> jobs = new ArrayList<>();
+        for (int i = 0; i < 250; i++) {
+            jobs.add(Map.of("topic", SAMPLE, "body", "sample " + i));
+        }
+        Set<String> pushed = new HashSet<>();
+        api.postJson("/push/batch", jobs).data().forEach(id -> pushed.add(id.asText()));
+        Set<String> delivered = ConcurrentHashMap.newKeySet();
+        List<String> twice = Collections.synchronizedList(new ArrayList<>());
+
+        try (AutoCloseable consumer = SampleConsumer.pull("http://127.0.0.1:" + port, SAMPLE, 100, d -> {
+            if (!delivered.add(d.jobId())) {
+                twice.add(d.jobId());
+            }
+        })) {
+            await("every job delivered to the sample consumer and finished")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> delivered.equals(pushed)
+                            && pushed.stream().allMatch(id -> api.get("/jobs/" + id)
+                                    .data()
+                                    .path("status")
+                                    .asText()
+                                    .equals("FINISHED")));
+        }
+        assertThat(twice).as("jobs delivered twice").isEmpty();
+    }
+
+    @Test
+    void a_pull_answered_at_once_is_written_on_the_request_thread_and_a_waiting_one_goes_async() throws Exception {
+        MethodParameter returnType = new MethodParameter(
+                JobController.class.getMethod("reserve", String.class, String.class, String.class), -1);
+        assertThat(adapter.getReturnValueHandlers().get(0)).isInstanceOf(CompletedFutureReturnValueHandler.class);
+        HandlerMethodReturnValueHandler handler =
+                adapter.getReturnValueHandlers().get(0);
+
+        MockHttpServletRequest atOnce = new MockHttpServletRequest("GET", "/get/t");
+        atOnce.setAsyncSupported(true);
+        MockHttpServletResponse written = new MockHttpServletResponse();
+        handler.handleReturnValue(
+                CompletableFuture.completedFuture(ApiResponse.ok(List.of(), "0 reserved")),
+                returnType,
+                new ModelAndViewContainer(),
+                asyncCapable(atOnce, written));
+        assertThat(atOnce.isAsyncStarted())
+                .as("async started for a complete future")
+                .isFalse();
+        assertThat(written.getContentAsString()).contains("\"data\":[]", "\"message\":\"0 reserved\"");
+
+        MockHttpServletRequest waiting = new MockHttpServletRequest("GET", "/get/t");
+        waiting.setAsyncSupported(true);
+        handler.handleReturnValue(
+                new CompletableFuture<>(),
+                returnType,
+                new ModelAndViewContainer(),
+                asyncCapable(waiting, new MockHttpServletResponse()));
+        assertThat(waiting.isAsyncStarted())
+                .as("async started for a future not complete")
+                .isTrue();
+    }
+
+    private static ServletWebRequest asyncCapable(MockHttpServletRequest request, MockHttpServletResponse response) {
+        ServletWebRequest web = new ServletWebRequest(request, response);
+        WebAsyncUtils.getAsyncManager(web).setAsyncWebRequest(new StandardServletAsyncWebRequest(request, response));
+        return web;
     }
 }
