@@ -241,7 +241,7 @@ public class JobController {
     }
 
     /**
-     * {@code id} when it can name a job ({@link JobIds#CLIENT_ID}; generated ids match it too), else a 400
+     * {@code id} when it can name a job ({@link JobIds#isClientId}; generated ids match it too), else a 400
      * naming {@code parameter}: an id no job can have is refused here rather than looked up (a non-ASCII one
      * would not even compare with the journal's ASCII id column).
      */
@@ -249,7 +249,7 @@ public class JobController {
         if (id == null || id.isEmpty()) {
             throw new DelayQueueException.InvalidField(parameter, "is required");
         }
-        if (!JobIds.CLIENT_ID.matcher(id).matches()) {
+        if (!JobIds.isClientId(id)) {
             throw new DelayQueueException.InvalidField(parameter, "must match [A-Za-z0-9._:-]{1,128}");
         }
         return id;
