@@ -67,15 +67,26 @@ final class PullPath {
 
     /**
      * Reserves up to {@code count} ready jobs of {@code topic} for their TTR, those ready now: one reserve script
-     * per shard, the shards taken in turn from a rotating start until {@code count} are reserved.
+     * per shard, the shards taken in turn from a rotating start until {@code count} are reserved. A shard whose
+     * call fails is passed over: the jobs of the others are answered, and the failure is thrown only when no job
+     * was reserved. (A call that failed after its script ran leaves its jobs reserved for nobody: they come back
+     * at their TTR, as any unfinished reservation does.)
      */
     List<Job> tryReserve(String topic, int count) {
         int shards = config.shards();
         int start = Math.floorMod(reserveRotation.getAndIncrement(), shards);
         long now = clock.millis();
         List<Job> reserved = new ArrayList<>(Math.min(count, 16));
+        DelayQueueException.Unavailable failure = null;
         for (int i = 0; i < shards && reserved.size() < count; i++) {
-            reserved.addAll(store.reserve(topic, (start + i) % shards, now, count - reserved.size()));
+            try {
+                reserved.addAll(store.reserve(topic, (start + i) % shards, now, count - reserved.size()));
+            } catch (DelayQueueException.Unavailable e) {
+                failure = e;
+            }
+        }
+        if (reserved.isEmpty() && failure != null) {
+            throw failure;
         }
         if (!reserved.isEmpty()) {
             List<Transition> transitions = new ArrayList<>(reserved.size());

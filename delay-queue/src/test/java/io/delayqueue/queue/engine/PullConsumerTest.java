@@ -275,4 +275,54 @@ class PullConsumerTest {
                         .startsWith("count"));
         assertThatThrownBy(() -> engine.finishAll(List.of())).isInstanceOf(DelayQueueException.InvalidField.class);
     }
+
+    @Test
+    void a_batch_pull_answers_the_jobs_of_the_shards_that_answered_when_another_shard_fails() throws Exception {
+        io.delayqueue.queue.store.JobStore real = redis.store(2, EngineConfig.DEFAULTS.retention());
+        java.util.concurrent.atomic.AtomicBoolean shardOneDown = new java.util.concurrent.atomic.AtomicBoolean();
+        io.delayqueue.queue.store.JobStore failingShardOne =
+                (io.delayqueue.queue.store.JobStore) java.lang.reflect.Proxy.newProxyInstance(
+                        getClass().getClassLoader(),
+                        new Class<?>[] {io.delayqueue.queue.store.JobStore.class},
+                        (proxy, method, args) -> {
+                            if (shardOneDown.get()
+                                    && method.getName().equals("reserve")
+                                    && args.length == 4
+                                    && (int) args[1] == 1) {
+                                throw new DelayQueueException.Unavailable("shard 1's Redis is down", null);
+                            }
+                            try {
+                                return method.invoke(real, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+        try (DelayQueueEngine partial = new DelayQueueEngine(
+                engine.config(), failingShardOne, List.of(), new StandaloneCoordinator(), Journal.NONE, clock)) {
+            List<String> pushed = new ArrayList<>();
+            while (pushed.size() < 6
+                    || pushed.stream()
+                                    .map(id -> io.delayqueue.common.JobIds.shardOf(id, 2))
+                                    .distinct()
+                                    .count()
+                            < 2) {
+                pushed.add(partial.push(PushRequest.of(TOPIC, "b", 0)).id());
+            }
+            partial.runDueJobs();
+            List<String> inShardZero = pushed.stream()
+                    .filter(id -> io.delayqueue.common.JobIds.shardOf(id, 2) == 0)
+                    .toList();
+            shardOneDown.set(true);
+
+            List<Job> got = partial.reserve(TOPIC, 10, 0).get(5, TimeUnit.SECONDS);
+
+            assertThat(got).extracting(Job::id).containsExactlyInAnyOrderElementsOf(inShardZero);
+            assertThatThrownBy(() -> partial.reserve(TOPIC, 10, 0))
+                    .as("no shard had a job for it, and one failed")
+                    .isInstanceOf(DelayQueueException.Unavailable.class);
+            shardOneDown.set(false);
+            assertThat(partial.reserve(TOPIC, 10, 0).get(5, TimeUnit.SECONDS))
+                    .hasSize(pushed.size() - inShardZero.size());
+        }
+    }
 }
