@@ -108,6 +108,12 @@ public final class JsonCodec {
         return readStrict(json, STRICT.getTypeFactory().constructType(REQUEST_LIST), "");
     }
 
+    /** Parses a JSON array of {@code element}s strictly (said to be {@code what}); a bad one fails naming {@code [index].field}. */
+    public static <T> List<T> readList(byte[] json, Class<T> element, String what) {
+        requireDocument(json, '[', what);
+        return readStrict(json, STRICT.getTypeFactory().constructCollectionType(List.class, element), "");
+    }
+
     private static <T> T readStrict(byte[] json, Class<T> type, String pathPrefix) {
         return readStrict(json, STRICT.getTypeFactory().constructType(type), pathPrefix);
     }

@@ -368,4 +368,30 @@ class JobIdsTest {
         }
         return (int) (crc.getValue() % shards);
     }
+
+    @Test
+    void is_client_id_agrees_with_the_client_id_pattern() {
+        java.util.Random random = new java.util.Random(18);
+        String alphabet = "aZ09._:-/ \u00e9\u0000+{}";
+        List<String> samples = new java.util.ArrayList<>(List.of("", "a", "x".repeat(128), "x".repeat(129), "a b"));
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder id = new StringBuilder();
+            int length = random.nextInt(132);
+            for (int k = 0; k < length; k++) {
+                id.append(alphabet.charAt(random.nextInt(random.nextInt(10) < 8 ? 8 : alphabet.length())));
+            }
+            samples.add(id.toString());
+        }
+        for (String id : samples) {
+            assertThat(JobIds.isClientId(id))
+                    .as(id)
+                    .isEqualTo(JobIds.CLIENT_ID.matcher(id).matches());
+        }
+        assertThat(samples.stream().filter(JobIds::isClientId).count())
+                .as("valid samples")
+                .isGreaterThan(1_000);
+        assertThat(samples.stream().filter(id -> !JobIds.isClientId(id)).count())
+                .as("invalid samples")
+                .isGreaterThan(1_000);
+    }
 }

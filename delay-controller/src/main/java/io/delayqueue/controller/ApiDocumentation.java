@@ -1,6 +1,7 @@
 package io.delayqueue.controller;
 
 import io.delayqueue.common.PushRequest;
+import io.delayqueue.queue.engine.PullSettings;
 import io.swagger.v3.core.converter.ModelConverters;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
@@ -27,8 +28,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The machine-readable description of the API at {@code /v3/api-docs} (Swagger UI at {@code /swagger-ui.html}),
- * made by springdoc from the controllers' mappings. What the mappings cannot tell is added here: the push bodies
- * (read as raw bytes by {@link JobController}, so that bad encodings are refused, not repaired), what each query
+ * made by springdoc from the controllers' mappings. What the mappings cannot tell is added here: the push and
+ * batch-finish bodies (read as raw bytes by {@link JobController}, so that bad encodings are refused, not repaired), what each query
  * parameter means, the error envelope on every operation, and the bearer token of {@code delay.security.token}.
  */
 @Configuration(proxyBeanMethods = false)
@@ -36,6 +37,7 @@ public class ApiDocumentation {
     static final String ERROR = "Error";
     static final String PUSH_REQUEST = "PushRequest";
     static final String REQUEUE_REQUEST = "RequeueRequest";
+    static final String FINISH_REQUEST = "FinishRequest";
     static final String TOKEN = "token";
 
     /** What each query or path parameter of the controllers means, by name. */
@@ -48,6 +50,9 @@ public class ApiDocumentation {
             "expire", "true (default): restore jobs whose due time has passed too; false: skip them",
             "confirm", "must be true: clearAll deletes every job not handed over yet",
             "limit", "the most dead letters listed",
+            "count",
+                    "the most jobs to reserve, 1 to " + PullSettings.MAX_COUNT + ": data is then a list (possibly"
+                            + " empty); without count, data is one job or null",
             "attempts",
                     "the job's attempts as the consumer reserved it: the finish counts only for that reservation"
                             + " (409 once it expired and the job was handed over again)");
@@ -89,6 +94,9 @@ public class ApiDocumentation {
             ModelConverters.getInstance()
                     .read(DeadLetterController.RequeueRequest.class)
                     .forEach(components::addSchemas);
+            ModelConverters.getInstance()
+                    .read(JobController.FinishRequest.class)
+                    .forEach(components::addSchemas);
             openApi.getPaths().forEach((path, item) -> {
                 for (var entry : item.readOperationsMap().entrySet()) {
                     describe(path, entry.getKey(), entry.getValue());
@@ -111,6 +119,13 @@ public class ApiDocumentation {
             operation.requestBody(jsonBody(
                     "up to 1000 jobs; one bad job rejects the batch",
                     new ArraySchema().items(new Schema<>().$ref(PUSH_REQUEST))));
+        } else if (path.equals("/jobs/finish")) {
+            operation.requestBody(jsonBody(
+                    "up to " + PullSettings.MAX_COUNT + " reserved jobs to finish, each with its attempts as"
+                            + " reserved (optional); data answers an outcome per job: FINISHED, STALE (that"
+                            + " reservation is over; ignored), NOT_FOUND, NOT_RESERVED, UNKNOWN (Redis failed on"
+                            + " its shard; finishing it again is safe)",
+                    new ArraySchema().items(new Schema<>().$ref(FINISH_REQUEST))));
         } else if (path.endsWith("/requeue")) {
             operation.requestBody(jsonBody(
                             "{\"ids\": [...]}: those dead letters; no body: every dead letter of the topic",

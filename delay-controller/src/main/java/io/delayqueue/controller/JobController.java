@@ -1,15 +1,19 @@
 package io.delayqueue.controller;
 
 import io.delayqueue.common.DelayQueueException;
-import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JsonCodec;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.engine.EngineStats;
+import io.delayqueue.queue.engine.FinishOutcome;
 import io.delayqueue.queue.engine.JobDetails;
+import io.delayqueue.queue.engine.PullSettings;
 import io.delayqueue.queue.engine.PushResult;
 import io.delayqueue.queue.engine.RestoreReport;
+import io.delayqueue.queue.store.Attempt;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -26,6 +30,8 @@ import org.springframework.web.bind.annotation.RestController;
 public class JobController {
     /** Largest {@code POST /push/batch} request read. */
     static final int BATCH_REQUEST_LIMIT = 32 * 1024 * 1024;
+    /** Largest {@code POST /jobs/finish} request read: room for {@link PullSettings#MAX_COUNT} jobs. */
+    static final int FINISH_REQUEST_LIMIT = 256 * 1024;
 
     private final DelayQueueEngine engine;
 
@@ -76,15 +82,22 @@ public class JobController {
     }
 
     /**
-     * Reserves the next ready job of a pull topic for its TTR, long-polling up to {@code timeout} ms;
-     * {@code data} is null when none came.
+     * Reserves ready jobs of a pull topic for their TTR, long-polling up to {@code timeout} ms when none is ready.
+     * Without {@code count}, the next job ({@code data} null when none came); with it, up to {@code count} jobs
+     * ({@code data} a list, empty when none came).
      */
     @GetMapping("/get/{topic}")
-    public CompletableFuture<ResponseEntity<ApiResponse<Job>>> reserve(
-            @PathVariable String topic, @RequestParam(required = false) String timeout) {
+    public CompletableFuture<ResponseEntity<ApiResponse<Object>>> reserve(
+            @PathVariable String topic,
+            @RequestParam(required = false) String timeout,
+            @RequestParam(required = false) String count) {
         long timeoutMs = parseTimeout(timeout);
-        return engine.reserve(topic, timeoutMs)
-                .thenApply(job -> ApiResponse.ok(job.orElse(null), job.isPresent() ? "reserved" : "no job ready"));
+        if (count == null || count.isEmpty()) {
+            return engine.reserve(topic, timeoutMs)
+                    .thenApply(job -> ApiResponse.ok(job.orElse(null), job.isPresent() ? "reserved" : "no job ready"));
+        }
+        return engine.reserve(topic, parseCount(count), timeoutMs)
+                .thenApply(jobs -> ApiResponse.ok(jobs, jobs.size() + " reserved"));
     }
 
     /**
@@ -102,6 +115,52 @@ public class JobController {
     public ResponseEntity<ApiResponse<String>> finish(
             @PathVariable String id, @RequestParam(required = false) String attempts) {
         return finishJob(requireJobId("id", id), attempts);
+    }
+
+    /** One job of a {@code POST /jobs/finish}: its id and, optionally, its attempts as the consumer reserved it. */
+    public record FinishRequest(String id, Integer attempts) {}
+
+    /**
+     * Acknowledges many reserved jobs, of any shards, each as {@code POST /jobs/{id}/finish} does; {@code data} is
+     * one outcome per job, in order. A stale attempt is refused for its job alone; {@code UNKNOWN} (Redis failed on
+     * that job's shard) means the finish may or may not have applied, and sending it again is safe.
+     */
+    @PostMapping("/jobs/finish")
+    public ResponseEntity<ApiResponse<List<FinishOutcome>>> finishAll(HttpServletRequest request) {
+        byte[] body = RequestBodies.read(request, FINISH_REQUEST_LIMIT);
+        if (body.length == 0) {
+            throw new DelayQueueException.InvalidField(
+                    "body", "of the request is empty; send [{\"id\": ..., \"attempts\": ...}]");
+        }
+        List<FinishRequest> requests = JsonCodec.readList(body, FinishRequest.class, "a JSON array of {id, attempts}");
+        if (requests.isEmpty() || requests.size() > PullSettings.MAX_COUNT) {
+            throw new DelayQueueException.InvalidField(
+                    "jobs", "must hold between 1 and " + PullSettings.MAX_COUNT + " jobs, not " + requests.size());
+        }
+        List<Attempt> attempts = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            FinishRequest r = requests.get(i);
+            if (r == null) {
+                throw new DelayQueueException.InvalidField("[" + i + "]", "must be {\"id\": ..., \"attempts\": ...}");
+            }
+            String id = requireJobId("[" + i + "].id", r.id());
+            if (r.attempts() != null && r.attempts() < 0) {
+                throw new DelayQueueException.InvalidField("[" + i + "].attempts", "must be at least 0");
+            }
+            attempts.add(r.attempts() == null ? Attempt.any(id) : new Attempt(id, r.attempts()));
+        }
+        List<FinishOutcome> outcomes = engine.finishAll(attempts);
+        Map<FinishOutcome.Result, Long> counts = new EnumMap<>(FinishOutcome.Result.class);
+        outcomes.forEach(o -> counts.merge(o.outcome(), 1L, Long::sum));
+        StringBuilder message = new StringBuilder();
+        counts.forEach((result, n) -> message.append(message.isEmpty() ? "" : ", ")
+                .append(n)
+                .append(' ')
+                .append(result));
+        if (counts.containsKey(FinishOutcome.Result.UNKNOWN)) {
+            message.append(" (Redis failed on their shard: finish those again)");
+        }
+        return ApiResponse.ok(outcomes, message.toString());
     }
 
     private ResponseEntity<ApiResponse<String>> finishJob(String id, String attempts) {
@@ -182,7 +241,7 @@ public class JobController {
     }
 
     /**
-     * {@code id} when it can name a job ({@link JobIds#CLIENT_ID}; generated ids match it too), else a 400
+     * {@code id} when it can name a job ({@link JobIds#isClientId}; generated ids match it too), else a 400
      * naming {@code parameter}: an id no job can have is refused here rather than looked up (a non-ASCII one
      * would not even compare with the journal's ASCII id column).
      */
@@ -190,7 +249,7 @@ public class JobController {
         if (id == null || id.isEmpty()) {
             throw new DelayQueueException.InvalidField(parameter, "is required");
         }
-        if (!JobIds.CLIENT_ID.matcher(id).matches()) {
+        if (!JobIds.isClientId(id)) {
             throw new DelayQueueException.InvalidField(parameter, "must match [A-Za-z0-9._:-]{1,128}");
         }
         return id;
@@ -219,6 +278,15 @@ public class JobController {
             return Integer.parseInt(attempts);
         } catch (NumberFormatException e) {
             throw new DelayQueueException.InvalidField("attempts", "must be the job's attempts as it was reserved");
+        }
+    }
+
+    private static int parseCount(String count) {
+        try {
+            return Integer.parseInt(count);
+        } catch (NumberFormatException e) {
+            throw new DelayQueueException.InvalidField(
+                    "count", "must be an integer between 1 and " + PullSettings.MAX_COUNT);
         }
     }
 

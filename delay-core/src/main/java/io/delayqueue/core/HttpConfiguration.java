@@ -1,5 +1,6 @@
 package io.delayqueue.core;
 
+import io.delayqueue.controller.CompletedFutureReturnValueHandler;
 import io.delayqueue.controller.JsonCorsProcessor;
 import io.delayqueue.controller.JsonErrorReportValve;
 import io.delayqueue.controller.StrictInputInterceptor;
@@ -17,6 +18,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.handler.AbstractHandlerMapping;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
  * The HTTP layer's strictness: bodies must be JSON and query strings well-formed UTF-8 ({@link
@@ -48,6 +50,24 @@ public class HttpConfiguration implements WebMvcConfigurer {
             public Object postProcessAfterInitialization(Object bean, String beanName) {
                 if (bean instanceof AbstractHandlerMapping mapping) {
                     mapping.setCorsProcessor(new JsonCorsProcessor());
+                }
+                return bean;
+            }
+        };
+    }
+
+    /**
+     * A future a handler returns already complete (a pull answered at once) is written on the request's thread,
+     * not through an async dispatch ({@link CompletedFutureReturnValueHandler}).
+     */
+    @Bean
+    public static BeanPostProcessor completedFuturesAnsweredAtOnce() {
+        return new BeanPostProcessor() {
+            @Override
+            public Object postProcessAfterInitialization(Object bean, String beanName) {
+                if (bean instanceof RequestMappingHandlerAdapter adapter && adapter.getReturnValueHandlers() != null) {
+                    adapter.setReturnValueHandlers(
+                            CompletedFutureReturnValueHandler.installedFirst(adapter.getReturnValueHandlers()));
                 }
                 return bean;
             }

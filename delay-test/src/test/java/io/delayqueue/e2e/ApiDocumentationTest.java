@@ -51,7 +51,14 @@ class ApiDocumentationTest {
         assertThat(endpoints)
                 .as("the controllers' endpoints (the test must see them to check anything)")
                 .extracting(Endpoint::path)
-                .contains("/push", "/push/batch", "/jobs/{id}", "/get/{topic}", "/dead/{topic}/requeue", "/clearAll");
+                .contains(
+                        "/push",
+                        "/push/batch",
+                        "/jobs/{id}",
+                        "/get/{topic}",
+                        "/jobs/finish",
+                        "/dead/{topic}/requeue",
+                        "/clearAll");
 
         Api.Response docs = new Api(port).get("/v3/api-docs");
         assertThat(docs.status())
@@ -110,6 +117,24 @@ class ApiDocumentationTest {
                         .path("$ref")
                         .asText())
                 .isEqualTo("#/components/schemas/PushRequest");
+        assertThat(paths.path("/jobs/finish")
+                        .path("post")
+                        .path("requestBody")
+                        .path("content")
+                        .path("application/json")
+                        .path("schema")
+                        .path("items")
+                        .path("$ref")
+                        .asText())
+                .isEqualTo("#/components/schemas/FinishRequest");
+        JsonNode finishRequest = docs.json()
+                .path("components")
+                .path("schemas")
+                .path("FinishRequest")
+                .path("properties");
+        assertThat(finishRequest.has("id") && finishRequest.has("attempts"))
+                .as("FinishRequest describes id and attempts: %s", finishRequest)
+                .isTrue();
         JsonNode pushRequest = docs.json()
                 .path("components")
                 .path("schemas")

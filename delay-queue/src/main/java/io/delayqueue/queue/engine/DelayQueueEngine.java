@@ -189,21 +189,19 @@ public final class DelayQueueEngine implements AutoCloseable {
      * Completes with empty when none came in time.
      */
     public CompletableFuture<Optional<Job>> reserve(String topic, long timeoutMs) {
+        return reserve(topic, 1, timeoutMs).thenApply(jobs -> jobs.stream().findFirst());
+    }
+
+    /**
+     * Reserves up to {@code count} (at most {@link PullSettings#MAX_COUNT}) ready jobs of a pull topic, each for
+     * its TTR, waiting up to {@code timeoutMs} for one: completes with those ready now, else with those found once
+     * some became ready, else empty at the timeout. Each ready job is reserved by one call only. A future complete
+     * when returned was answered without waiting.
+     */
+    public CompletableFuture<List<Job>> reserve(String topic, int count, long timeoutMs) {
         ensureOpen();
-        if (topic == null || !JobFactory.TOPIC.matcher(topic).matches()) {
-            throw new DelayQueueException.InvalidField("topic", "must match [A-Za-z0-9._-]{1,64}");
-        }
-        if (!parts.routes.isPull(topic)) {
-            throw new DelayQueueException.InvalidField(
-                    "topic",
-                    topic + " is not a pull topic (it is dispatched to '" + parts.routes.dispatcherOf(topic)
-                            + "'); set delay.dispatch.topics." + topic + "=pull");
-        }
-        long max = config.pull().maxTimeout().toMillis();
-        if (timeoutMs < 0 || timeoutMs > max) {
-            throw new DelayQueueException.InvalidField("timeout", "must be between 0 and " + max + " ms");
-        }
-        return parts.pullWaiters.await(topic, timeoutMs);
+        parts.pullPath.checkReserve(topic, count, timeoutMs);
+        return parts.pullWaiters.await(topic, count, timeoutMs);
     }
 
     /** Acknowledges a reserved job in whichever attempt it is. Finishing a finished job again is fine. */
@@ -227,6 +225,17 @@ public final class DelayQueueEngine implements AutoCloseable {
             throw new DelayQueueException.InvalidField("attempts", "must be at least 0");
         }
         parts.pullPath.finish(id, attempts);
+    }
+
+    /**
+     * Acknowledges reserved jobs of any shards, up to {@link PullSettings#MAX_COUNT}, each as {@link #finish(String,
+     * Integer)} does ({@link io.delayqueue.queue.store.Attempt#ANY} for whichever attempt): one outcome per job, in
+     * order; a stale attempt is refused for its job alone. A shard whose Redis call failed answers {@code UNKNOWN}
+     * for its jobs, the others are settled; when every shard failed, this throws as a single finish does.
+     */
+    public List<FinishOutcome> finishAll(List<io.delayqueue.queue.store.Attempt> attempts) {
+        ensureOpen();
+        return parts.pullPath.finishAll(attempts);
     }
 
     // ---- delete, look-up ----

@@ -100,7 +100,7 @@ final class EngineParts {
         this.pipeline = new DispatchPipeline(
                 store, routes, byName, config, journal, clock, this::onScheduled, new CurrentListener());
         this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
-        this.pullPath = new PullPath(config, store, journal, clock, pipeline);
+        this.pullPath = new PullPath(config, store, journal, clock, pipeline, routes);
         this.pullWaiters =
                 new PullWaiters(pullPath::tryReserve, config.pull().recheck().toMillis());
         JournalPurger purger = new JournalPurger(

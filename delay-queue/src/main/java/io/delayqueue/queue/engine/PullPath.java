@@ -11,13 +11,13 @@ import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The engine's pull side: reserves ready jobs of pull topics, the shards taken in turn, and settles consumers'
- * finishes, each journaled. Waiting for a job is {@link PullWaiters}'s; the argument checks are the facade's.
+ * The engine's pull side: reserves ready jobs of pull topics, one or many per call, the shards taken in turn, and
+ * settles consumers' finishes, one or many per call, each journaled. Waiting for a job is {@link PullWaiters}'s.
  *
  * <p>Thread-safe: called on the consumers' threads and on the pull waiters'.
  */
@@ -27,31 +27,124 @@ final class PullPath {
     private final Journal journal;
     private final Clock clock;
     private final DispatchPipeline pipeline;
+    private final TopicRoutes routes;
     private final AtomicInteger reserveRotation = new AtomicInteger();
 
-    PullPath(EngineConfig config, JobStore store, Journal journal, Clock clock, DispatchPipeline pipeline) {
+    PullPath(
+            EngineConfig config,
+            JobStore store,
+            Journal journal,
+            Clock clock,
+            DispatchPipeline pipeline,
+            TopicRoutes routes) {
         this.config = config;
         this.store = store;
         this.journal = journal;
         this.clock = clock;
         this.pipeline = pipeline;
+        this.routes = routes;
     }
 
-    /** Reserves the next ready job of {@code topic} for its TTR, if one is ready now. */
-    Optional<Job> tryReserve(String topic) {
+    /** The arguments of {@link DelayQueueEngine#reserve(String, int, long)}: a 400 naming the field that is bad. */
+    void checkReserve(String topic, int count, long timeoutMs) {
+        if (topic == null || !JobFactory.TOPIC.matcher(topic).matches()) {
+            throw new DelayQueueException.InvalidField("topic", "must match [A-Za-z0-9._-]{1,64}");
+        }
+        if (!routes.isPull(topic)) {
+            throw new DelayQueueException.InvalidField(
+                    "topic",
+                    topic + " is not a pull topic (it is dispatched to '" + routes.dispatcherOf(topic)
+                            + "'); set delay.dispatch.topics." + topic + "=pull");
+        }
+        if (count < 1 || count > PullSettings.MAX_COUNT) {
+            throw new DelayQueueException.InvalidField("count", "must be between 1 and " + PullSettings.MAX_COUNT);
+        }
+        long max = config.pull().maxTimeout().toMillis();
+        if (timeoutMs < 0 || timeoutMs > max) {
+            throw new DelayQueueException.InvalidField("timeout", "must be between 0 and " + max + " ms");
+        }
+    }
+
+    /**
+     * Reserves up to {@code count} ready jobs of {@code topic} for their TTR, those ready now: one reserve script
+     * per shard, the shards taken in turn from a rotating start until {@code count} are reserved. A shard whose
+     * call fails is passed over: the jobs of the others are answered, and the failure is thrown only when no job
+     * was reserved. (A call that failed after its script ran leaves its jobs reserved for nobody: they come back
+     * at their TTR, as any unfinished reservation does.)
+     */
+    List<Job> tryReserve(String topic, int count) {
         int shards = config.shards();
         int start = Math.floorMod(reserveRotation.getAndIncrement(), shards);
         long now = clock.millis();
-        for (int i = 0; i < shards; i++) {
-            int shard = (start + i) % shards;
-            Optional<Job> job = store.reserve(topic, shard, now);
-            if (job.isPresent()) {
-                journal.recordTransitions(List.of(Transition.of(
-                        job.get().id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, now, null)));
-                return job;
+        List<Job> reserved = new ArrayList<>(Math.min(count, 16));
+        DelayQueueException.Unavailable failure = null;
+        for (int i = 0; i < shards && reserved.size() < count; i++) {
+            try {
+                reserved.addAll(store.reserve(topic, (start + i) % shards, now, count - reserved.size()));
+            } catch (DelayQueueException.Unavailable e) {
+                failure = e;
             }
         }
-        return Optional.empty();
+        if (reserved.isEmpty() && failure != null) {
+            throw failure;
+        }
+        if (!reserved.isEmpty()) {
+            List<Transition> transitions = new ArrayList<>(reserved.size());
+            for (Job job : reserved) {
+                transitions.add(
+                        Transition.of(job.id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, now, null));
+            }
+            journal.recordTransitions(transitions);
+        }
+        return reserved;
+    }
+
+    /**
+     * {@link DelayQueueEngine#finishAll}, its arguments checked: one finish script per shard, all shards in one
+     * round trip, each job finished journaled as a single finish is.
+     */
+    List<FinishOutcome> finishAll(List<Attempt> attempts) {
+        if (attempts == null || attempts.isEmpty() || attempts.size() > PullSettings.MAX_COUNT) {
+            throw new DelayQueueException.InvalidField(
+                    "jobs", "must hold between 1 and " + PullSettings.MAX_COUNT + " jobs to finish");
+        }
+        long now = clock.millis();
+        List<Outcome> outcomes = store.finishAttempts(attempts, now);
+        List<FinishOutcome> answers = new ArrayList<>(attempts.size());
+        List<Transition> finished = new ArrayList<>();
+        for (int i = 0; i < attempts.size(); i++) {
+            String id = attempts.get(i).id();
+            Outcome outcome = outcomes.get(i);
+            FinishOutcome.Result result;
+            if (outcome == null) {
+                result = FinishOutcome.Result.UNKNOWN;
+            } else {
+                result = switch (outcome.result()) {
+                    case APPLIED -> FinishOutcome.Result.FINISHED;
+                    case NOT_FOUND -> FinishOutcome.Result.NOT_FOUND;
+                    case STALE -> FinishOutcome.Result.STALE;
+                    case CONFLICT -> outcome.status() == JobStatus.FINISHED
+                            ? FinishOutcome.Result.FINISHED
+                            : FinishOutcome.Result.NOT_RESERVED;
+                };
+                if (outcome.applied()) {
+                    finished.add(Transition.of(
+                            id,
+                            JobEvent.FINISHED,
+                            JobStatus.RESERVED,
+                            JobStatus.FINISHED,
+                            now,
+                            "finished by consumer"));
+                } else if (outcome.result() == Outcome.Result.STALE) {
+                    pipeline.countStale();
+                }
+            }
+            answers.add(new FinishOutcome(id, result, outcome == null ? null : outcome.status()));
+        }
+        if (!finished.isEmpty()) {
+            journal.recordTransitions(finished);
+        }
+        return answers;
     }
 
     /** {@link DelayQueueEngine#finish(String, Integer)}, its arguments checked. */

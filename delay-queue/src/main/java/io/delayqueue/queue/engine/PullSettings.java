@@ -17,6 +17,9 @@ public record PullSettings(Duration defaultTtr, Duration maxTimeout, Duration re
     public static final Duration DEFAULT_MAX_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration DEFAULT_RECHECK = Duration.ofMillis(250);
 
+    /** The most jobs one {@code GET /get/{topic}?count=} reserves, and one {@code POST /jobs/finish} finishes. */
+    public static final int MAX_COUNT = 1000;
+
     public static final PullSettings DEFAULTS = new PullSettings(DEFAULT_TTR, DEFAULT_MAX_TIMEOUT, DEFAULT_RECHECK);
 
     public PullSettings {

@@ -3,8 +3,8 @@ package io.delayqueue.queue.engine;
 import io.delayqueue.common.Job;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -12,12 +12,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * Long-poll consumers of pull topics, served without holding a thread per consumer. A waiting consumer is
- * served as soon as its topic is signalled (a scanner made jobs of it ready), oldest first; each
- * reservation goes to exactly one consumer. Topics with waiters are also re-checked every {@code recheck},
+ * served as soon as its topic is signalled (a scanner made jobs of it ready), oldest first, with up to the number
+ * of jobs it asked for; each reservation goes to exactly one consumer. Topics with waiters are also re-checked every {@code recheck},
  * for jobs made ready by another instance.
  */
 final class PullWaiters implements AutoCloseable {
@@ -25,13 +25,15 @@ final class PullWaiters implements AutoCloseable {
     private static final int SERVING = 1;
     private static final int DONE = 2;
 
-    private final Function<String, Optional<Job>> tryReserve;
+    /** Reserves up to a number of ready jobs of a topic now, none when none is ready. */
+    private final BiFunction<String, Integer, List<Job>> tryReserve;
+
     private final Map<String, Topic> topics = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer;
     private final ExecutorService servers;
     private volatile boolean closed;
 
-    PullWaiters(Function<String, Optional<Job>> tryReserve, long recheckMs) {
+    PullWaiters(BiFunction<String, Integer, List<Job>> tryReserve, long recheckMs) {
         this.tryReserve = tryReserve;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "delay-pull-timer"));
         this.servers = Executors.newFixedThreadPool(2, r -> daemon(r, "delay-pull"));
@@ -45,11 +47,13 @@ final class PullWaiters implements AutoCloseable {
     }
 
     private static final class Waiter {
-        final CompletableFuture<Optional<Job>> future = new CompletableFuture<>();
+        final CompletableFuture<List<Job>> future = new CompletableFuture<>();
         final AtomicInteger state = new AtomicInteger(WAITING);
+        final int count;
         final long deadlineNanos;
 
-        Waiter(long deadlineNanos) {
+        Waiter(int count, long deadlineNanos) {
+            this.count = count;
             this.deadlineNanos = deadlineNanos;
         }
     }
@@ -60,13 +64,17 @@ final class PullWaiters implements AutoCloseable {
         boolean again;
     }
 
-    /** Reserves a job of {@code topic}, waiting up to {@code timeoutMs} for one to become ready. */
-    CompletableFuture<Optional<Job>> await(String topic, long timeoutMs) {
-        Optional<Job> now = tryReserve.apply(topic);
-        if (now.isPresent() || timeoutMs <= 0) {
+    /**
+     * Reserves up to {@code count} jobs of {@code topic}, waiting up to {@code timeoutMs} for one to become ready:
+     * answered with the jobs ready now, else with those of the first reservation that finds any, else empty at the
+     * timeout. A future already complete when returned was answered on the caller's thread.
+     */
+    CompletableFuture<List<Job>> await(String topic, int count, long timeoutMs) {
+        List<Job> now = tryReserve.apply(topic, count);
+        if (!now.isEmpty() || timeoutMs <= 0) {
             return CompletableFuture.completedFuture(now);
         }
-        Waiter w = new Waiter(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        Waiter w = new Waiter(count, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
         Topic t = topics.computeIfAbsent(topic, k -> new Topic());
         synchronized (t) {
             t.waiters.addLast(w);
@@ -124,29 +132,29 @@ final class PullWaiters implements AutoCloseable {
             if (!w.state.compareAndSet(WAITING, SERVING)) {
                 continue;
             }
-            Optional<Job> job;
+            List<Job> jobs;
             try {
-                job = tryReserve.apply(topic);
+                jobs = tryReserve.apply(topic, w.count);
             } catch (RuntimeException e) {
                 w.state.set(DONE);
                 w.future.completeExceptionally(e);
                 continue;
             }
-            if (job.isPresent()) {
+            if (!jobs.isEmpty()) {
                 w.state.set(DONE);
-                w.future.complete(job);
+                w.future.complete(jobs);
                 continue;
             }
             if (System.nanoTime() - w.deadlineNanos >= 0) {
                 w.state.set(DONE);
-                w.future.complete(Optional.empty());
+                w.future.complete(List.of());
                 continue;
             }
             synchronized (t) {
                 if (closed) {
                     // close() already answered the queued waiters and stopped the expiry timer
                     w.state.set(DONE);
-                    w.future.complete(Optional.empty());
+                    w.future.complete(List.of());
                     return;
                 }
                 w.state.set(WAITING);
@@ -161,7 +169,7 @@ final class PullWaiters implements AutoCloseable {
             synchronized (t) {
                 t.waiters.remove(w);
             }
-            w.future.complete(Optional.empty());
+            w.future.complete(List.of());
         } else if (w.state.get() == SERVING) {
             // being served right now: the server completes it, or puts it back and we look again shortly
             timer.schedule(() -> expire(t, w), 1, TimeUnit.MILLISECONDS);
@@ -191,7 +199,7 @@ final class PullWaiters implements AutoCloseable {
             synchronized (t) {
                 for (Waiter w : t.waiters) {
                     if (w.state.compareAndSet(WAITING, DONE)) {
-                        w.future.complete(Optional.empty());
+                        w.future.complete(List.of());
                     }
                 }
                 t.waiters.clear();

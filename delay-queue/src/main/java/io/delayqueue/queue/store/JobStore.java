@@ -77,13 +77,28 @@ public interface JobStore extends AutoCloseable {
     long takeEpoch(int shard);
 
     /** Reserves the next {@code READY} job of {@code topic} in {@code shard} until {@code now + ttr}. */
-    Optional<Job> reserve(String topic, int shard, long now);
+    default Optional<Job> reserve(String topic, int shard, long now) {
+        return reserve(topic, shard, now, 1).stream().findFirst();
+    }
+
+    /**
+     * Reserves up to {@code limit} {@code READY} jobs of {@code topic} in {@code shard}, oldest first, in one
+     * atomic step, each until {@code now +} its ttr. Each ready job is reserved by one call only.
+     */
+    List<Job> reserve(String topic, int shard, long now, int limit);
 
     /**
      * Acknowledges {@code RESERVED} jobs of one shard, each only while it is still in the given attempt (else
      * {@link Outcome.Result#STALE}); outcomes in the order of {@code attempts}.
      */
     List<Outcome> finishAttempts(int shard, List<Attempt> attempts, long now);
+
+    /**
+     * {@link #finishAttempts(int, List, long)} over jobs of any shards, one atomic step per shard. Outcomes in the
+     * order of {@code attempts}; {@code null} where the call of the job's shard failed (it may or may not have
+     * applied; finishing again is safe), the other shards' outcomes kept. Throws when every shard's call failed.
+     */
+    List<Outcome> finishAttempts(List<Attempt> attempts, long now);
 
     /** Acknowledges {@code RESERVED} jobs of one shard in whichever attempt they are; outcomes in order. */
     default List<Outcome> finish(int shard, List<String> ids, long now) {

@@ -225,4 +225,104 @@ class PullConsumerTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("x");
     }
+
+    @Test
+    void a_waiting_batch_consumer_gets_jobs_of_every_shard_up_to_its_count_and_the_next_call_the_rest()
+            throws Exception {
+        List<String> pushed = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            pushed.add(engine.push(PushRequest.of(TOPIC, "b" + i, 1_000)).id());
+        }
+        CompletableFuture<List<Job>> waiting = engine.reserve(TOPIC, 5, 10_000);
+        assertThat(waiting).isNotDone();
+
+        clock.advance(1_000);
+        engine.runDueJobs();
+        List<Job> first = waiting.get(5, TimeUnit.SECONDS);
+        List<Job> rest = engine.reserve(TOPIC, 5, 0).get(5, TimeUnit.SECONDS);
+
+        assertThat(first).hasSize(5).extracting(Job::status).containsOnly(JobStatus.RESERVED);
+        List<String> all = new ArrayList<>();
+        first.forEach(j -> all.add(j.id()));
+        rest.forEach(j -> all.add(j.id()));
+        assertThat(all).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(pushed);
+        assertThat(engine.reserve(TOPIC, 5, 0).get(5, TimeUnit.SECONDS)).isEmpty();
+    }
+
+    @Test
+    void a_batch_finish_answers_each_job_and_counts_a_stale_attempt() throws Exception {
+        String a = engine.push(PushRequest.of(TOPIC, "a", 0)).id();
+        String b = engine.push(PushRequest.of(TOPIC, "b", 0)).id();
+        engine.runDueJobs();
+        assertThat(engine.reserve(TOPIC, 2, 0).get(5, TimeUnit.SECONDS)).hasSize(2);
+
+        List<FinishOutcome> outcomes = engine.finishAll(List.of(
+                new io.delayqueue.queue.store.Attempt(a, 0),
+                new io.delayqueue.queue.store.Attempt(b, 2),
+                io.delayqueue.queue.store.Attempt.any("never-pushed")));
+
+        assertThat(outcomes)
+                .extracting(FinishOutcome::id, FinishOutcome::outcome)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(a, FinishOutcome.Result.FINISHED),
+                        org.assertj.core.groups.Tuple.tuple(b, FinishOutcome.Result.STALE),
+                        org.assertj.core.groups.Tuple.tuple("never-pushed", FinishOutcome.Result.NOT_FOUND));
+        assertThat(engine.get(a).status()).isEqualTo(JobStatus.FINISHED);
+        assertThat(engine.get(b).status()).isEqualTo(JobStatus.RESERVED);
+        assertThat(engine.stats().staleOutcomes()).isEqualTo(1);
+        assertThatThrownBy(() -> engine.reserve(TOPIC, 1_001, 0))
+                .isInstanceOfSatisfying(DelayQueueException.InvalidField.class, e -> assertThat(e.getMessage())
+                        .startsWith("count"));
+        assertThatThrownBy(() -> engine.finishAll(List.of())).isInstanceOf(DelayQueueException.InvalidField.class);
+    }
+
+    @Test
+    void a_batch_pull_answers_the_jobs_of_the_shards_that_answered_when_another_shard_fails() throws Exception {
+        io.delayqueue.queue.store.JobStore real = redis.store(2, EngineConfig.DEFAULTS.retention());
+        java.util.concurrent.atomic.AtomicBoolean shardOneDown = new java.util.concurrent.atomic.AtomicBoolean();
+        io.delayqueue.queue.store.JobStore failingShardOne =
+                (io.delayqueue.queue.store.JobStore) java.lang.reflect.Proxy.newProxyInstance(
+                        getClass().getClassLoader(),
+                        new Class<?>[] {io.delayqueue.queue.store.JobStore.class},
+                        (proxy, method, args) -> {
+                            if (shardOneDown.get()
+                                    && method.getName().equals("reserve")
+                                    && args.length == 4
+                                    && (int) args[1] == 1) {
+                                throw new DelayQueueException.Unavailable("shard 1's Redis is down", null);
+                            }
+                            try {
+                                return method.invoke(real, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+        try (DelayQueueEngine partial = new DelayQueueEngine(
+                engine.config(), failingShardOne, List.of(), new StandaloneCoordinator(), Journal.NONE, clock)) {
+            List<String> pushed = new ArrayList<>();
+            while (pushed.size() < 6
+                    || pushed.stream()
+                                    .map(id -> io.delayqueue.common.JobIds.shardOf(id, 2))
+                                    .distinct()
+                                    .count()
+                            < 2) {
+                pushed.add(partial.push(PushRequest.of(TOPIC, "b", 0)).id());
+            }
+            partial.runDueJobs();
+            List<String> inShardZero = pushed.stream()
+                    .filter(id -> io.delayqueue.common.JobIds.shardOf(id, 2) == 0)
+                    .toList();
+            shardOneDown.set(true);
+
+            List<Job> got = partial.reserve(TOPIC, 10, 0).get(5, TimeUnit.SECONDS);
+
+            assertThat(got).extracting(Job::id).containsExactlyInAnyOrderElementsOf(inShardZero);
+            assertThatThrownBy(() -> partial.reserve(TOPIC, 10, 0))
+                    .as("no shard had a job for it, and one failed")
+                    .isInstanceOf(DelayQueueException.Unavailable.class);
+            shardOneDown.set(false);
+            assertThat(partial.reserve(TOPIC, 10, 0).get(5, TimeUnit.SECONDS))
+                    .hasSize(pushed.size() - inShardZero.size());
+        }
+    }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
-import java.util.Optional;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -38,19 +38,19 @@ class PullWaitersTest {
         CountDownLatch serverInReserve = new CountDownLatch(1);
         CountDownLatch releaseServer = new CountDownLatch(1);
         waiters = new PullWaiters(
-                topic -> {
+                (topic, count) -> {
                     int call = calls.incrementAndGet();
                     if (call == 2) {
                         // the server's first look, started by the waiter's arrival: it saw nothing
                         serverInReserve.countDown();
                         await(releaseServer);
-                        return Optional.empty();
+                        return List.<Job>of();
                     }
-                    return jobReady.get() ? Optional.of(JOB) : Optional.empty();
+                    return jobReady.get() ? List.of(JOB) : List.<Job>of();
                 },
                 NO_RECHECK_MS);
 
-        CompletableFuture<Optional<Job>> waiting = waiters.await("t", 30_000);
+        CompletableFuture<List<Job>> waiting = waiters.await("t", 1, 30_000);
         assertThat(serverInReserve.await(5, TimeUnit.SECONDS)).isTrue();
         // a scanner makes a job ready and signals while the only waiter is out of the queue being served
         jobReady.set(true);
@@ -62,18 +62,38 @@ class PullWaitersTest {
 
     @Test
     void waiter_arriving_when_a_job_is_ready_gets_it_at_once() {
-        waiters = new PullWaiters(topic -> Optional.of(JOB), NO_RECHECK_MS);
+        waiters = new PullWaiters((topic, count) -> List.of(JOB), NO_RECHECK_MS);
 
-        CompletableFuture<Optional<Job>> got = waiters.await("t", 30_000);
+        CompletableFuture<List<Job>> got = waiters.await("t", 1, 30_000);
 
-        assertThat(got).isCompletedWithValue(Optional.of(JOB));
+        assertThat(got).isCompletedWithValue(List.of(JOB));
+    }
+
+    @Test
+    void waiter_asking_for_many_is_served_with_what_the_reservation_found_up_to_its_count() throws Exception {
+        AtomicBoolean jobsReady = new AtomicBoolean();
+        List<Integer> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        waiters = new PullWaiters(
+                (topic, count) -> {
+                    asked.add(count);
+                    return jobsReady.get() ? List.of(JOB, JOB) : List.<Job>of();
+                },
+                NO_RECHECK_MS);
+        CompletableFuture<List<Job>> waiting = waiters.await("t", 100, 30_000);
+        assertThat(waiting).isNotDone();
+
+        jobsReady.set(true);
+        waiters.signal("t");
+
+        assertThat(waiting.get(5, TimeUnit.SECONDS)).containsExactly(JOB, JOB);
+        assertThat(asked).as("counts asked of the store").containsOnly(100);
     }
 
     @Test
     void waiter_with_zero_timeout_does_not_wait() {
-        waiters = new PullWaiters(topic -> Optional.empty(), NO_RECHECK_MS);
+        waiters = new PullWaiters((topic, count) -> List.<Job>of(), NO_RECHECK_MS);
 
-        assertThat(waiters.await("t", 0)).isCompletedWithValue(Optional.empty());
+        assertThat(waiters.await("t", 1, 0)).isCompletedWithValue(List.<Job>of());
         assertThat(waiters.waiting()).isZero();
     }
 
@@ -82,10 +102,10 @@ class PullWaitersTest {
         AtomicBoolean jobReady = new AtomicBoolean();
         AtomicInteger handedOut = new AtomicInteger();
         waiters = new PullWaiters(
-                topic -> jobReady.get() && handedOut.incrementAndGet() == 1 ? Optional.of(JOB) : Optional.empty(),
+                (topic, count) -> jobReady.get() && handedOut.incrementAndGet() == 1 ? List.of(JOB) : List.<Job>of(),
                 NO_RECHECK_MS);
-        CompletableFuture<Optional<Job>> first = waiters.await("t", 2_000);
-        CompletableFuture<Optional<Job>> second = waiters.await("t", 2_000);
+        CompletableFuture<List<Job>> first = waiters.await("t", 1, 2_000);
+        CompletableFuture<List<Job>> second = waiters.await("t", 1, 2_000);
 
         jobReady.set(true);
         waiters.signal("t");
@@ -98,15 +118,15 @@ class PullWaitersTest {
     void failing_reserve_fails_the_waiter_instead_of_hanging_it() throws Exception {
         AtomicInteger calls = new AtomicInteger();
         waiters = new PullWaiters(
-                topic -> {
+                (topic, count) -> {
                     if (calls.incrementAndGet() > 1) {
                         throw new IllegalStateException("redis down");
                     }
-                    return Optional.empty();
+                    return List.<Job>of();
                 },
                 NO_RECHECK_MS);
 
-        CompletableFuture<Optional<Job>> waiting = waiters.await("t", 30_000);
+        CompletableFuture<List<Job>> waiting = waiters.await("t", 1, 30_000);
 
         assertThat(waiting)
                 .failsWithin(5, TimeUnit.SECONDS)

@@ -139,6 +139,40 @@ class RedisClusterTest {
     }
 
     @Test
+    void a_batch_pull_and_a_batch_finish_span_the_shards_on_every_master() {
+        Api api = new Api(port);
+        List<Map<String, Object>> jobs = new java.util.ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            jobs.add(Map.of("topic", PULL, "body", "batch " + i));
+        }
+        Set<String> pushed = new HashSet<>();
+        api.postJson("/push/batch", jobs).data().forEach(id -> pushed.add(id.asText()));
+        List<Map<String, Object>> finishes = new java.util.ArrayList<>();
+        await("every job reserved in batches").atMost(Duration.ofSeconds(20)).until(() -> {
+            api.get("/get/" + PULL + "?timeout=1000&count=25")
+                    .data()
+                    .forEach(j -> finishes.add(Map.of(
+                            "id",
+                            j.path("id").asText(),
+                            "attempts",
+                            j.path("attempts").asInt())));
+            return finishes.size() >= pushed.size();
+        });
+        assertThat(finishes).extracting(f -> f.get("id")).doesNotHaveDuplicates();
+        assertThat(finishes.stream().map(f -> (String) f.get("id")).collect(java.util.stream.Collectors.toSet()))
+                .isEqualTo(pushed);
+
+        Api.Response finished = api.postJson("/jobs/finish", finishes);
+
+        assertThat(finished.status()).as("batch finish: %s", finished).isEqualTo(200);
+        finished.data()
+                .forEach(o -> assertThat(o.path("outcome").asText()).as("%s", o).isEqualTo("FINISHED"));
+        for (String id : pushed.stream().limit(10).toList()) {
+            assertThat(status(api, id)).isEqualTo("FINISHED");
+        }
+    }
+
+    @Test
     void a_deleted_job_is_never_dispatched() {
         Api api = new Api(port);
         String id = api.postJson("/push", Map.of("topic", "gone", "body", "cancel me", "delay", 1_000))

@@ -130,14 +130,20 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public Optional<Job> reserve(String topic, int shard, long now) {
+    public List<Job> reserve(String topic, int shard, long now, int limit) {
         List<String> k = shardKeys.shardKeysAnd(shard, keys.ready(shard, topic));
-        Object reply = scripts.run(scripts.reserve, k, List.of(Long.toString(now)));
-        if (reply == null) {
-            return Optional.empty();
+        List<?> reply = (List<?>) scripts.run(scripts.reserve, k, List.of(Long.toString(now), Integer.toString(limit)));
+        List<Job> jobs = new ArrayList<>(reply.size() / 2);
+        for (int i = 0; i < reply.size(); i += 2) {
+            jobs.add(PoolValues.decode((String) reply.get(i), (String) reply.get(i + 1)));
         }
-        List<?> pair = (List<?>) reply;
-        return Optional.of(PoolValues.decode((String) pair.get(0), (String) pair.get(1)));
+        return jobs;
+    }
+
+    /** One finish script per shard, all in one pipeline ({@link ShardPipeline#finishAttempts}). */
+    @Override
+    public List<Outcome> finishAttempts(List<Attempt> attempts, long now) {
+        return attempts.isEmpty() ? List.of() : pipeline.finishAttempts(scripts.finish, attempts, now, retentionMs);
     }
 
     @Override

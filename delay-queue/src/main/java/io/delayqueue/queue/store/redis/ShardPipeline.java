@@ -4,6 +4,8 @@ import static io.delayqueue.queue.store.redis.RedisFailures.call;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
+import io.delayqueue.queue.store.Attempt;
+import io.delayqueue.queue.store.Outcome;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -18,7 +20,7 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
- * A script run over jobs of many shards at once (push, admit): the jobs are grouped by shard, the script is run
+ * A script run over jobs of many shards at once (push, admit, finish): the jobs are grouped by shard, the script is run
  * once per shard, all shards in one pipeline ({@link LuaScript#runAll}), and each job gets the number its
  * shard's run answered for it. A shard whose run failed leaves its jobs without a result and the others keep
  * theirs.
@@ -93,6 +95,56 @@ final class ShardPipeline {
             }
         }
         if (failedShards == byShard.size() && failure != null) {
+            JedisException everyShard = failure;
+            return call(() -> {
+                throw everyShard;
+            });
+        }
+        return Collections.unmodifiableList(Arrays.asList(out));
+    }
+
+    /**
+     * finish.lua once per shard of {@code attempts}, all shards in one pipeline: the outcomes in the order of
+     * {@code attempts}, {@code null} for the jobs of a shard whose call failed (the others are kept); when every
+     * shard failed, the failure is thrown.
+     */
+    List<Outcome> finishAttempts(LuaScript finish, List<Attempt> attempts, long now, long retentionMs) {
+        Map<Integer, List<Integer>> byShard = new TreeMap<>();
+        for (int i = 0; i < attempts.size(); i++) {
+            byShard.computeIfAbsent(JobIds.shardOf(attempts.get(i).id(), shards), s -> new ArrayList<>())
+                    .add(i);
+        }
+        List<LuaScript.Call> calls = new ArrayList<>(byShard.size());
+        for (var entry : byShard.entrySet()) {
+            List<String> args = new ArrayList<>(entry.getValue().size() * 2 + 2);
+            args.add(Long.toString(now));
+            args.add(Long.toString(retentionMs));
+            for (int i : entry.getValue()) {
+                args.add(attempts.get(i).id());
+                args.add(attempts.get(i).argument());
+            }
+            calls.add(new LuaScript.Call(keys.shardKeys(entry.getKey()), args));
+        }
+        List<Object> replies = call(() -> finish.runAll(redis, calls));
+        Outcome[] out = new Outcome[attempts.size()];
+        JedisException failure = null;
+        int c = 0;
+        for (List<Integer> positions : byShard.values()) {
+            Object reply = replies.get(c++);
+            if (reply instanceof JedisException failed) { // this shard's call failed: its outcomes stay null
+                failure = failed;
+                log.warn(
+                        "Redis did not answer the finish of {} jobs of one shard: {}",
+                        positions.size(),
+                        failed.toString());
+                continue;
+            }
+            List<Outcome> outcomes = Replies.outcomes((List<?>) reply);
+            for (int k = 0; k < outcomes.size(); k++) {
+                out[positions.get(k)] = outcomes.get(k);
+            }
+        }
+        if (failure != null && c == byShard.size() && Arrays.stream(out).allMatch(java.util.Objects::isNull)) {
             JedisException everyShard = failure;
             return call(() -> {
                 throw everyShard;
