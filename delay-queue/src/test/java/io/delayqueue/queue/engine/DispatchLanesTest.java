@@ -17,7 +17,7 @@ class DispatchLanesTest {
                 .as("another topic of the same dispatcher")
                 .isTrue();
 
-        lanes.release("mq", "a");
+        lanes.release("mq", "a", Long.MIN_VALUE);
 
         assertThat(lanes.tryAcquire("mq", "a")).isTrue();
         assertThat(lanes.inFlightOfTopic("a")).isEqualTo(2);
@@ -41,7 +41,7 @@ class DispatchLanesTest {
         DispatchLanes lanes = new DispatchLanes(3, 2);
         lanes.tryAcquire("mq", "a");
 
-        lanes.release("mq", "a");
+        lanes.release("mq", "a", Long.MIN_VALUE);
 
         assertThat(lanes.inFlightOfTopic("a")).isZero();
         assertThat(lanes.inFlightOfDispatcher("mq")).isZero();
