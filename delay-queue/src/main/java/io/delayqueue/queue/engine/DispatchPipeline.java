@@ -21,13 +21,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -58,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: {@link #dispatch} and {@link #putBackUnsent} run on the scanner threads (and the caller's of
  * {@link DueJobMover#runDueJobs}); outcomes are settled, and the waiting jobs they make room for are sent, on
  * whatever thread completes a send (a trampoline keeps a dispatcher that completes at once from recursing); waits
- * that expire are put back on the {@code delay-lane-waits} thread; the counters and {@link #flushNow} on any
+ * that expire are put back on the {@link LaneWaitTimer}'s thread; the counters and {@link #flushNow} on any
  * thread.
  */
 final class DispatchPipeline implements AutoCloseable {
@@ -83,13 +78,8 @@ final class DispatchPipeline implements AutoCloseable {
     private final LatenessRecorder lateness;
     private final EngineListener listener;
     private final Clock clock;
-    private final Semaphore capacity;
-    private final Runnable capacityFreed;
-    private final long laneWaitNanos;
-    private final ScheduledExecutorService laneTimer;
-    private final AtomicBoolean expiryScheduled = new AtomicBoolean();
-    /** Set by a scanner that found no capacity: the next release wakes the scanners. */
-    private volatile boolean starved;
+    private final DispatchCapacity capacity;
+    private final LaneWaitTimer laneWaits;
 
     private final AtomicLong dispatched = new AtomicLong();
     /** Consumers' finishes ignored because their attempt was over (counted by {@link PullPath}). */
@@ -128,50 +118,17 @@ final class DispatchPipeline implements AutoCloseable {
         this.lateness = lateness;
         this.listener = listener;
         this.clock = clock;
-        this.capacity = new Semaphore(config.dispatch().maxInFlight());
-        this.capacityFreed = capacityFreed;
-        this.laneWaitNanos = config.dispatch().laneWait().toNanos();
-        this.laneTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "delay-lane-waits");
-            t.setDaemon(true);
-            return t;
-        });
+        this.capacity = new DispatchCapacity(config.dispatch().maxInFlight(), capacityFreed);
+        this.laneWaits = new LaneWaitTimer(lanes, config.dispatch().laneWait(), this::putBackExpired);
     }
 
-    /**
-     * Takes up to {@code wanted} slots of in-flight capacity without blocking; returns how many. A caller that got
-     * none is woken (the {@code capacityFreed} callback) by the next release.
-     */
+    /** Takes up to {@code wanted} slots of in-flight capacity without blocking; see {@link DispatchCapacity}. */
     int takeCapacity(int wanted) {
-        int n = tryTakeCapacity(wanted);
-        if (n > 0) {
-            return n;
-        }
-        starved = true;
-        // a release between the first try and the flag did not wake anyone: look once more
-        return tryTakeCapacity(wanted);
-    }
-
-    private int tryTakeCapacity(int wanted) {
-        while (true) {
-            int n = Math.min(wanted, capacity.availablePermits());
-            if (n <= 0) {
-                return 0;
-            }
-            if (capacity.tryAcquire(n)) {
-                return n;
-            }
-        }
+        return capacity.take(wanted);
     }
 
     void returnCapacity(int n) {
-        if (n > 0) {
-            capacity.release(n);
-            if (starved) {
-                starved = false;
-                capacityFreed.run();
-            }
-        }
+        capacity.release(n);
     }
 
     long dispatched() {
@@ -259,7 +216,7 @@ final class DispatchPipeline implements AutoCloseable {
         }
         sendAll(toSend);
         if (waiting) {
-            scheduleExpiry(laneWaitNanos);
+            laneWaits.armed();
         }
         return CompletableFuture.allOf(outcomes.toArray(CompletableFuture<?>[]::new));
     }
@@ -305,7 +262,8 @@ final class DispatchPipeline implements AutoCloseable {
     private void send(Waiter waiter) {
         Job job = waiter.job();
         if (!waiter.stillOwned().getAsBoolean()) {
-            DispatchLanes.Released released = lanes.release(waiter.dispatcher(), job.topic(), expiredBefore());
+            DispatchLanes.Released released =
+                    lanes.release(waiter.dispatcher(), job.topic(), laneWaits.expiredBefore());
             putBackUnsent(waiter.shard(), List.of(job), "the shard's ownership was lost");
             waiter.settled().complete(null);
             handle(released);
@@ -325,7 +283,7 @@ final class DispatchPipeline implements AutoCloseable {
 
     private void settleSend(Waiter waiter, Throwable error) {
         DispatchLanes.Released released =
-                lanes.release(waiter.dispatcher(), waiter.job().topic(), expiredBefore());
+                lanes.release(waiter.dispatcher(), waiter.job().topic(), laneWaits.expiredBefore());
         returnCapacity(1);
         try {
             settle(waiter.shard(), waiter.job(), error);
@@ -339,30 +297,6 @@ final class DispatchPipeline implements AutoCloseable {
     private void handle(DispatchLanes.Released released) {
         putBackExpired(released.expired());
         sendAll(released.toSend());
-    }
-
-    private long expiredBefore() {
-        return System.nanoTime() - laneWaitNanos;
-    }
-
-    private void scheduleExpiry(long inNanos) {
-        if (expiryScheduled.compareAndSet(false, true)) {
-            try {
-                laneTimer.schedule(this::expireWaits, Math.max(1, inNanos), TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException closed) {
-                expiryScheduled.set(false);
-            }
-        }
-    }
-
-    /** Puts back the jobs that waited longer than the lane wait (their receivers stalled), then plans the next look. */
-    private void expireWaits() {
-        expiryScheduled.set(false);
-        try {
-            putBackExpired(lanes.expire(expiredBefore()));
-        } finally {
-            lanes.oldestWaiter().ifPresent(oldest -> scheduleExpiry(oldest + laneWaitNanos - System.nanoTime()));
-        }
     }
 
     private void putBackExpired(List<Waiter> expired) {
@@ -425,7 +359,7 @@ final class DispatchPipeline implements AutoCloseable {
      * its outcome, should it come later, is dropped.
      */
     void close(Duration wait) {
-        laneTimer.shutdownNow();
+        laneWaits.close();
         List<CompletableFuture<?>> inFlight = List.copyOf(unsettled);
         if (!inFlight.isEmpty()) {
             log.info("waiting up to {} for {} sends in flight to be confirmed", wait, inFlight.size());

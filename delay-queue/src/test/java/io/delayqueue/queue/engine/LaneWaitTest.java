@@ -61,17 +61,20 @@ class LaneWaitTest {
             int now = open.merge(job.topic(), 1, Integer::sum);
             maxOpen.merge(job.topic(), now, Math::max);
             CompletableFuture<Void> send = new CompletableFuture<>();
-            send.whenComplete((ok, e) -> closed(job.topic()));
             if (hanging && job.topic().equals(STALLED)) {
                 hung.add(send);
             } else {
-                confirmer.execute(() -> send.complete(null));
+                confirmer.execute(() -> confirm(job.topic(), send));
             }
             return send;
         }
 
-        private synchronized void closed(String topic) {
-            open.merge(topic, -1, Integer::sum);
+        /** Counts the send closed before confirming it: the engine may hand out its slot while confirming. */
+        private void confirm(String topic, CompletableFuture<Void> send) {
+            synchronized (this) {
+                open.merge(topic, -1, Integer::sum);
+            }
+            send.complete(null);
         }
 
         void recover() {
@@ -81,7 +84,7 @@ class LaneWaitTest {
                 toConfirm = new ArrayList<>(hung);
                 hung.clear();
             }
-            toConfirm.forEach(f -> f.complete(null));
+            toConfirm.forEach(f -> confirm(STALLED, f));
         }
 
         synchronized Map<String, Integer> sends() {
