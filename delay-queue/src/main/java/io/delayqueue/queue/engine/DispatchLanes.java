@@ -89,6 +89,14 @@ final class DispatchLanes {
         this.topicHold = Math.min(Math.max(topicHold, this.perTopic), perDispatcher);
     }
 
+    /** The lanes of {@code config}'s limits, for {@code dispatchers} push dispatchers. */
+    static DispatchLanes sizedFor(EngineConfig config, int dispatchers) {
+        int batch = config.scanner().batchSize();
+        int perDispatcher = perDispatcherShare(config.dispatch().maxInFlight(), batch, dispatchers);
+        int perTopic = config.dispatch().maxInFlightPerTopic();
+        return new DispatchLanes(perDispatcher, perTopic, topicHold(perDispatcher, perTopic, batch));
+    }
+
     /**
      * The share of {@code maxInFlight} each dispatcher may hold: what is left after one scan batch, split
      * evenly, so that even with every other dispatcher full a scanner still finds a batch of room.

@@ -102,16 +102,7 @@ final class DispatchPipeline implements AutoCloseable {
             Runnable capacityFreed) {
         this.routes = routes;
         this.dispatchers = Map.copyOf(dispatchers);
-        int perDispatcher = DispatchLanes.perDispatcherShare(
-                config.dispatch().maxInFlight(),
-                config.scanner().batchSize(),
-                routes.pushDispatchers().size());
-        int perTopic = config.dispatch().maxInFlightPerTopic();
-        this.lanes = new DispatchLanes(
-                perDispatcher,
-                perTopic,
-                DispatchLanes.topicHold(
-                        perDispatcher, perTopic, config.scanner().batchSize()));
+        this.lanes = DispatchLanes.sizedFor(config, routes.pushDispatchers().size());
         // flushes hold this pipeline's monitor: holding it keeps them back (AcknowledgementFlushTest does)
         this.acknowledgements = new AcknowledgementBatcher(store, journal, clock, this);
         this.rescheduler = new JobRescheduler(store, config.retry(), journal, clock, scheduled, listener);
@@ -300,21 +291,25 @@ final class DispatchPipeline implements AutoCloseable {
     }
 
     private void putBackExpired(List<Waiter> expired) {
-        if (expired.isEmpty()) {
+        putBackWaiters(expired, true, "waited too long for a slot of its topic");
+    }
+
+    /** Puts back waiting jobs taken out of their lanes: due again at once, or after the busy back-off. */
+    private void putBackWaiters(List<Waiter> waiters, boolean backOff, String reason) {
+        if (waiters.isEmpty()) {
             return;
         }
-        returnCapacity(expired.size());
+        returnCapacity(waiters.size());
         long now = clock.millis();
         Map<Integer, Map<Attempt, Long>> byShard = new TreeMap<>();
-        for (Waiter w : expired) {
+        for (Waiter w : waiters) {
             byShard.computeIfAbsent(w.shard(), s -> new LinkedHashMap<>())
-                    .put(attemptOf(w.job()), now + busyRetryDelay(w.job(), now));
+                    .put(attemptOf(w.job()), backOff ? now + busyRetryDelay(w.job(), now) : now);
         }
         try {
-            byShard.forEach(
-                    (shard, retryAt) -> rescheduler.putBack(shard, retryAt, "waited too long for a slot of its topic"));
+            byShard.forEach((shard, retryAt) -> rescheduler.putBack(shard, retryAt, reason));
         } finally {
-            expired.forEach(w -> w.settled().complete(null));
+            waiters.forEach(w -> w.settled().complete(null));
         }
     }
 
@@ -379,15 +374,7 @@ final class DispatchPipeline implements AutoCloseable {
             }
         }
         // jobs still waiting for a slot were never sent: due again at once, for whichever instance owns them next
-        List<Waiter> waiters = lanes.drainWaiters();
-        if (!waiters.isEmpty()) {
-            Map<Integer, List<Job>> byShard = new TreeMap<>();
-            waiters.forEach(w ->
-                    byShard.computeIfAbsent(w.shard(), s -> new ArrayList<>()).add(w.job()));
-            byShard.forEach((shard, jobs) ->
-                    putBackUnsent(shard, jobs, "the engine stopped before a slot of its topic was free"));
-            waiters.forEach(w -> w.settled().complete(null));
-        }
+        putBackWaiters(lanes.drainWaiters(), false, "the engine stopped before a slot of its topic was free");
         close();
     }
 
