@@ -19,10 +19,10 @@ public class DispatchProperties {
     /** How long a send may take before the job is delivered again. */
     private Duration timeout = DispatchSettings.DEFAULT_TIMEOUT;
 
-    /** Most jobs between their move and a confirmed send, over all topics. */
+    /** Most jobs between their move and a settled send (sent, or waiting for a slot of their topic), over all topics. */
     private int maxInFlight = DispatchSettings.DEFAULT_MAX_IN_FLIGHT;
 
-    /** Most jobs of one topic handed to its dispatcher and not yet confirmed; more wait their turn. */
+    /** Most sends of one topic open at once (handed to its dispatcher, not yet confirmed); more wait for a slot. */
     private int maxInFlightPerTopic = DispatchSettings.DEFAULT_MAX_IN_FLIGHT_PER_TOPIC;
 
     /**

@@ -11,8 +11,22 @@ public class HttpProperties {
     /** Longest wait for the callback's answer once the request is sent. */
     private Duration readTimeout = HttpCallbackSettings.DEFAULT_READ_TIMEOUT;
 
+    /**
+     * Most callbacks open at once to one host (scheme, host, port), each on a kept-alive connection; more wait for
+     * one of them.
+     */
+    private int maxConnectionsPerHost = HttpCallbackSettings.DEFAULT_MAX_CONNECTIONS_PER_HOST;
+
     public HttpCallbackSettings toSettings() {
-        return new HttpCallbackSettings(connectTimeout, readTimeout);
+        return new HttpCallbackSettings(connectTimeout, readTimeout, maxConnectionsPerHost);
+    }
+
+    public int getMaxConnectionsPerHost() {
+        return maxConnectionsPerHost;
+    }
+
+    public void setMaxConnectionsPerHost(int maxConnectionsPerHost) {
+        this.maxConnectionsPerHost = maxConnectionsPerHost;
     }
 
     public Duration getConnectTimeout() {

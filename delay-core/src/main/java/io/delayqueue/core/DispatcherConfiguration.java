@@ -9,6 +9,7 @@ import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqDispatcher;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
 import io.delayqueue.queue.engine.EngineConfig;
+import java.time.Duration;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -37,8 +38,13 @@ public class DispatcherConfiguration {
         HttpCallbackSettings settings = properties.getHttp().toSettings();
         boolean routed = HttpCallbackDispatcher.NAME.equals(config.dispatch().defaultDispatcher())
                 || config.dispatch().topics().containsValue(HttpCallbackDispatcher.NAME);
+        // a callback may first wait for a slot of its topic (the lane wait), then for a connection, then take its
+        // longest send: all of it within the dispatch timeout
+        Duration afterLaneWait =
+                config.dispatch().timeout().minus(config.dispatch().laneWait());
         if (routed) {
-            BlockingSendPool.maxQueueWait(config.dispatch().timeout(), settings.sendTimeout());
+            return new HttpCallbackDispatcher(
+                    settings, BlockingSendPool.maxQueueWait(afterLaneWait, settings.sendTimeout()));
         }
         return new HttpCallbackDispatcher(settings);
     }
@@ -49,7 +55,9 @@ public class DispatcherConfiguration {
     public RocketMqDispatcher rocketMqDispatcher(DelayProperties properties, EngineConfig config) {
         RocketMqSettings settings = properties.getRocketmq().toSettings();
         return new RocketMqDispatcher(
-                settings, BlockingSendPool.maxQueueWait(config.dispatch().timeout(), settings.sendTimeout()));
+                settings,
+                BlockingSendPool.maxQueueWait(
+                        config.dispatch().timeout().minus(config.dispatch().laneWait()), settings.sendTimeout()));
     }
 
     @Bean(destroyMethod = "close")
@@ -58,6 +66,8 @@ public class DispatcherConfiguration {
     public ActiveMqDispatcher activeMqDispatcher(DelayProperties properties, EngineConfig config) {
         ActiveMqSettings settings = properties.getActivemq().toSettings();
         return new ActiveMqDispatcher(
-                settings, BlockingSendPool.maxQueueWait(config.dispatch().timeout(), settings.sendTimeout()));
+                settings,
+                BlockingSendPool.maxQueueWait(
+                        config.dispatch().timeout().minus(config.dispatch().laneWait()), settings.sendTimeout()));
     }
 }

@@ -12,6 +12,7 @@ import io.delayqueue.e2e.support.RecordingJournal;
 import io.delayqueue.e2e.support.RecordingJournalConfig;
 import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.ServiceTest;
+import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -29,12 +31,17 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * HTTP-callback dispatch against a local HTTP server, with retry ladders of milliseconds: failed calls
  * follow the ladder, a job that never gets a 2xx ends DEAD after its max attempts, and the dead-letter
- * API lists it and brings it back.
+ * API lists it and brings it back. A burst far larger than the topic's in-flight limit (20) and the host's
+ * connections (4) waits for slots: every job is called back once, none is put back.
  */
+@AutoConfigureObservability(tracing = false) // a Boot test turns metrics export off unless asked
 @ServiceTest(
         properties = {
             "delay.dispatch.topics.cb-flaky=http",
             "delay.dispatch.topics.cb-broken=http",
+            "delay.dispatch.topics.cb-burst=http",
+            "delay.dispatch.max-in-flight-per-topic=20",
+            "delay.http.max-connections-per-host=4",
             "delay.retry.topics.cb-flaky.backoff=50ms,100ms",
             "delay.retry.topics.cb-broken.backoff=20ms,40ms",
             "delay.retry.topics.cb-broken.max-attempts=3",
@@ -150,6 +157,38 @@ class HttpCallbackDispatchTest {
                         .asInt())
                 .as("attempts count from zero after a requeue")
                 .isZero());
+    }
+
+    @Test
+    void a_burst_past_the_topics_in_flight_limit_is_called_back_once_each_without_a_put_back_and_counted_once() {
+        Api api = new Api(port);
+        String path = "/burst/" + UUID.randomUUID();
+        CALLBACKS.script(path, n -> 200);
+        long dueAt = System.currentTimeMillis() + 1_500;
+        List<Map<String, Object>> jobs = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            jobs.add(Map.of("topic", "cb-burst", "body", "burst " + i, "executeAt", dueAt, "url", CALLBACKS.url(path)));
+        }
+        Api.Response pushed = api.postJson("/push/batch", jobs);
+        assertThat(pushed.status()).as("push/batch: %s", pushed).isEqualTo(200);
+        List<String> ids = new ArrayList<>();
+        pushed.data().forEach(id -> ids.add(id.asText()));
+
+        await("every job of the burst is FINISHED")
+                .atMost(Duration.ofSeconds(60))
+                .until(() -> journal.count(ids, JobStatus.FINISHED) == ids.size());
+
+        assertThat(CALLBACKS.calls(path))
+                .extracting(Call::jobId)
+                .as("each job called back once")
+                .containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(ids).allSatisfy(id -> assertThat(journal.of(id))
+                .extracting(Transition::event)
+                .as("transitions of %s", id)
+                .doesNotContain(JobEvent.DEFERRED));
+        assertThat(api.get("/actuator/prometheus").raw())
+                .as("one hand-over per job")
+                .contains("delay_jobs_handed_over_total{topic=\"cb-burst\"} 1000.0");
     }
 
     @Test

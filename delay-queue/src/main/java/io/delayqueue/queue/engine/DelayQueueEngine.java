@@ -89,6 +89,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         return parts.pipeline.lanes();
     }
 
+    /** Jobs put back unsent since start because they found no room, for tests. */
+    long putBacks() {
+        return parts.pipeline.deferred();
+    }
+
     /** The dead letters: list them per topic, requeue them. */
     public DeadLetters deadLetters() {
         ensureOpen();

@@ -14,8 +14,10 @@ import java.util.Map;
  * @param defaultDispatcher dispatcher of every topic not named in {@code topics}
  * @param topics dispatcher per topic
  * @param timeout how long a send may take before the job is delivered again
- * @param maxInFlight most jobs between their move and a confirmed send, over all topics
- * @param maxInFlightPerTopic most jobs of one topic handed to its dispatcher and not yet confirmed
+ * @param maxInFlight most jobs between their move and a confirmed send (sent, or waiting for a slot of their
+ *     topic), over all topics
+ * @param maxInFlightPerTopic most sends of one topic open at once (handed to its dispatcher, not yet confirmed);
+ *     more of its due jobs wait for a slot
  * @param shutdownWait how long a graceful stop waits for sends in flight to be confirmed
  */
 public record DispatchSettings(
@@ -32,7 +34,7 @@ public record DispatchSettings(
     public static final String PULL = "pull";
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
-    public static final int DEFAULT_MAX_IN_FLIGHT = 10_000;
+    public static final int DEFAULT_MAX_IN_FLIGHT = 20_000;
     public static final int DEFAULT_MAX_IN_FLIGHT_PER_TOPIC = 1000;
     /**
      * How long a graceful stop waits for sends in flight to be confirmed (and acknowledged) before it gives up
@@ -58,6 +60,14 @@ public record DispatchSettings(
         require(maxInFlight >= 1, "delay.dispatch.max-in-flight must be at least 1");
         require(maxInFlightPerTopic >= 1, "delay.dispatch.max-in-flight-per-topic must be at least 1");
         requireNotNegative(shutdownWait, "delay.dispatch.shutdown-wait");
+    }
+
+    /**
+     * Longest a moved job waits for a slot of its topic before it is put back (its receiver stalled): a quarter of
+     * the {@link #timeout}, so that the wait and the send that follows it end well before the job's reservation.
+     */
+    public Duration laneWait() {
+        return timeout.dividedBy(4);
     }
 
     public DispatchSettings withDefaultDispatcher(String v) {

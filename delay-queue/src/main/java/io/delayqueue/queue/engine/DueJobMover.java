@@ -159,8 +159,8 @@ final class DueJobMover {
         }
         int capacity = pipeline.takeCapacity(config.scanner().batchSize());
         if (capacity == 0) {
-            // every in-flight slot is taken by sends not yet confirmed: look again shortly
-            return clock.millis() + 5;
+            // every in-flight slot is taken by jobs not yet settled: the pipeline wakes this scanner when one is
+            return clock.millis() + config.scanner().maxSleep().toMillis();
         }
         DueBatch batch;
         try {
@@ -255,14 +255,10 @@ final class DueJobMover {
         while (from < byDue.size()) {
             long dueAt = Math.min(byDue.get(from).executeAt(), latest);
             waitUntil(dueAt, giveUpAt);
-            long handedAt = clock.millis();
-            long now = Math.max(handedAt, dueAt);
+            long now = Math.max(clock.millis(), dueAt);
             int to = from;
+            // lateness and the hand-over are counted by the pipeline, when each job is handed to its dispatcher
             while (to < byDue.size() && Math.min(byDue.get(to).executeAt(), latest) <= now) {
-                lateness.record(handedAt, handedAt - byDue.get(to).executeAt());
-                listener.get()
-                        .handedOver(
-                                byDue.get(to).topic(), handedAt - byDue.get(to).executeAt());
                 to++;
             }
             sends.add(pipeline.dispatch(shard, byDue.subList(from, to), () -> coordinator.owns(shard)));

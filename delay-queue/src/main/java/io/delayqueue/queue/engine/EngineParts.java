@@ -98,7 +98,16 @@ final class EngineParts {
         }
         JobFactory jobFactory = new JobFactory(config, store::claimIdNode, urlDispatchers);
         this.pipeline = new DispatchPipeline(
-                store, routes, byName, config, journal, clock, this::onScheduled, new CurrentListener());
+                store,
+                routes,
+                byName,
+                config,
+                journal,
+                clock,
+                this::onScheduled,
+                new CurrentListener(),
+                lateness,
+                this::capacityFreed);
         this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
         this.pullPath = new PullPath(config, store, journal, clock, pipeline, routes);
         this.pullWaiters =
@@ -173,6 +182,11 @@ final class EngineParts {
     /** Hands each event to the listener set now (the pipeline is made before one is set). */
     private final class CurrentListener implements EngineListener {
         @Override
+        public void handedOver(String topic, long latenessMs) {
+            listener.handedOver(topic, latenessMs);
+        }
+
+        @Override
         public void sendFailed(String topic) {
             listener.sendFailed(topic);
         }
@@ -245,6 +259,11 @@ final class EngineParts {
     /** A job of {@code shard} is due at {@code dueAt}: wakes the scanner of the shard (see {@link DueJobMover}). */
     private void onScheduled(int shard, long dueAt) {
         mover.onScheduled(shard, dueAt);
+    }
+
+    /** In-flight capacity was freed after a scanner found none: the scanners look again. */
+    private void capacityFreed() {
+        mover.wakeAllScanners();
     }
 
     private void ownershipChanged() {

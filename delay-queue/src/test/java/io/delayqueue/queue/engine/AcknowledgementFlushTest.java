@@ -75,7 +75,9 @@ class AcknowledgementFlushTest {
                 Journal.NONE,
                 clock,
                 (shard, dueAt) -> {},
-                EngineListener.NONE);
+                EngineListener.NONE,
+                new LatenessRecorder(LatenessRecorder.DEFAULT_WINDOW),
+                () -> {});
 
         long now = clock.millis();
         List<Job> reserved = new ArrayList<>();

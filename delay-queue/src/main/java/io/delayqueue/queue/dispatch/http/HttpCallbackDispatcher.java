@@ -3,15 +3,32 @@ package io.delayqueue.queue.dispatch.http;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JsonCodec;
 import io.delayqueue.queue.dispatch.Dispatcher;
+import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
+import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
+import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.core5.concurrent.FutureCallback;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http2.HttpVersionPolicy;
+import org.apache.hc.core5.io.CloseMode;
+import org.apache.hc.core5.reactor.IOReactorConfig;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
 
 /**
  * POSTs each due job as JSON to the job's {@code url}; the send is confirmed by a 2xx answer and by
@@ -19,32 +36,81 @@ import java.util.concurrent.atomic.AtomicInteger;
  * follows the retry ladder). Headers {@code X-Delay-Job-Id}, {@code X-Delay-Topic} and {@code
  * X-Delay-Attempt} let the receiver deduplicate: delivery is at least once.
  *
- * <p>Built on the JDK's {@link HttpClient}: sends are asynchronous (non-blocking I/O, no thread per
- * request), so a callback that hangs holds a connection until the read timeout, never a thread; how many
- * callbacks are open at once is bounded by the engine's in-flight limits per topic and per dispatcher.
+ * <p>Built on Apache HttpClient 5's asynchronous client: one client for every callback, non-blocking I/O on one
+ * reactor thread, and a pool of kept-alive HTTP/1.1 connections per host (scheme, host, port) that are reused, never
+ * one connection per job. (The JDK's {@code java.net.http.HttpClient} hands every response to {@code
+ * CompletableFuture}'s default executor, which on a machine with fewer than three cores starts a new thread per
+ * task: one thread per callback.) At most {@code max-connections-per-host} callbacks are open at once to one host
+ * ({@link HostLimiter}); more wait for one of them, so a host that hangs holds only its own callbacks, each until
+ * its read timeout, never a thread. A callback that waited so long for a connection that its reservation could
+ * expire is turned away unsent ({@link io.delayqueue.queue.dispatch.DispatchRejectedException}); the engine puts
+ * it back. Outcomes are completed on two threads of the dispatcher's own ({@code delay-http-N}), never on the
+ * reactor's, since settling one may write to Redis.
  */
 public final class HttpCallbackDispatcher implements Dispatcher {
     public static final String NAME = "http";
+    /** The wait for a connection of a dispatcher made without one. */
+    public static final Duration DEFAULT_MAX_QUEUE_WAIT = Duration.ofSeconds(5);
+
+    /** JSON in UTF-8, as RFC 8259 has it: no charset parameter. */
+    private static final ContentType JSON = ContentType.create("application/json");
 
     private final HttpCallbackSettings settings;
     private final ExecutorService executor;
-    private final HttpClient client;
+    private final CloseableHttpAsyncClient client;
+    private final HostLimiter hosts;
 
+    /** Callbacks wait at most {@link #DEFAULT_MAX_QUEUE_WAIT} for a connection. */
     public HttpCallbackDispatcher(HttpCallbackSettings settings) {
+        this(settings, DEFAULT_MAX_QUEUE_WAIT);
+    }
+
+    /**
+     * @param maxQueueWait longest a callback waits for a connection to its host before it is turned away unsent
+     *     (see {@link io.delayqueue.queue.dispatch.BlockingSendPool#maxQueueWait})
+     */
+    public HttpCallbackDispatcher(HttpCallbackSettings settings, Duration maxQueueWait) {
         this.settings = settings;
+        this.hosts = new HostLimiter(settings.maxConnectionsPerHost(), maxQueueWait.toNanos(), System::nanoTime);
         AtomicInteger threads = new AtomicInteger();
-        // completes the futures of finished exchanges; the I/O itself runs on the client's selector thread
         this.executor = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "delay-http-" + threads.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
-        this.client = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .connectTimeout(settings.connectTimeout())
-                .executor(executor)
+        Timeout readTimeout = Timeout.of(settings.readTimeout());
+        this.client = HttpAsyncClients.custom()
+                .setConnectionManager(PoolingAsyncClientConnectionManagerBuilder.create()
+                        // the HostLimiter keeps each host within its share; the pool never makes a callback wait
+                        .setMaxConnPerRoute(settings.maxConnectionsPerHost())
+                        .setMaxConnTotal(Integer.MAX_VALUE)
+                        .setDefaultConnectionConfig(ConnectionConfig.custom()
+                                .setConnectTimeout(Timeout.of(settings.connectTimeout()))
+                                .setSocketTimeout(readTimeout)
+                                .setTimeToLive(TimeValue.ofMinutes(5))
+                                .build())
+                        .build())
+                .setIOReactorConfig(IOReactorConfig.custom()
+                        .setIoThreadCount(1)
+                        .setSoTimeout(readTimeout)
+                        .build())
+                .setDefaultRequestConfig(RequestConfig.custom()
+                        .setResponseTimeout(readTimeout)
+                        .setRedirectsEnabled(false)
+                        .build())
+                .setVersionPolicy(HttpVersionPolicy.FORCE_HTTP_1)
+                .disableRedirectHandling()
+                .disableAutomaticRetries()
+                .disableCookieManagement()
+                .disableAuthCaching()
+                .evictIdleConnections(TimeValue.ofSeconds(30))
+                .setThreadFactory(r -> {
+                    Thread t = new Thread(r, "delay-http-io");
+                    t.setDaemon(true);
+                    return t;
+                })
                 .build();
+        client.start();
     }
 
     @Override
@@ -68,31 +134,78 @@ public final class HttpCallbackDispatcher implements Dispatcher {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
                     "job " + job.id() + " of topic " + job.topic() + " has no url to call back"));
         }
-        HttpRequest request;
+        SimpleHttpRequest request;
+        URI uri;
         try {
-            request = HttpRequest.newBuilder(URI.create(job.url()))
-                    .timeout(settings.readTimeout())
-                    .header("Content-Type", "application/json")
-                    .header("X-Delay-Job-Id", job.id())
-                    .header("X-Delay-Topic", job.topic())
-                    .header("X-Delay-Attempt", Integer.toString(job.attempts() + 1))
-                    .POST(HttpRequest.BodyPublishers.ofString(JsonCodec.write(job)))
+            uri = URI.create(job.url());
+            if (uri.getScheme() == null || uri.getHost() == null) {
+                throw new IllegalArgumentException("not an absolute http(s) url: " + job.url());
+            }
+            request = SimpleRequestBuilder.post(uri)
+                    .setBody(JsonCodec.write(job).getBytes(StandardCharsets.UTF_8), JSON)
+                    .addHeader("X-Delay-Job-Id", job.id())
+                    .addHeader("X-Delay-Topic", job.topic())
+                    .addHeader("X-Delay-Attempt", Integer.toString(job.attempts() + 1))
                     .build();
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(
                     new IllegalArgumentException("job " + job.id() + " has an unusable url: " + e.getMessage(), e));
         }
-        return client.sendAsync(request, HttpResponse.BodyHandlers.discarding()).thenApply(response -> {
-            int status = response.statusCode();
-            if (status < 200 || status > 299) {
-                throw new CallbackRefusedException(job.url(), status);
+        return hosts.submit(uri.getScheme() + "://" + uri.getAuthority(), () -> post(job, request));
+    }
+
+    private CompletableFuture<Void> post(Job job, SimpleHttpRequest request) {
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        client.execute(request, new FutureCallback<SimpleHttpResponse>() {
+            @Override
+            public void completed(SimpleHttpResponse response) {
+                int status = response.getCode();
+                if (status < 200 || status > 299) {
+                    failed(new CallbackRefusedException(job.url(), status));
+                } else {
+                    settle(() -> result.complete(null));
+                }
             }
-            return null;
+
+            @Override
+            public void failed(Exception e) {
+                Exception cause = e;
+                if (e instanceof SocketTimeoutException) {
+                    // the client's own message names only the timeout, in nanoseconds
+                    cause = new SocketTimeoutException(
+                            "callback " + job.url() + " did not answer within " + settings.readTimeout());
+                    cause.initCause(e);
+                }
+                Exception failure = cause;
+                settle(() -> result.completeExceptionally(failure));
+            }
+
+            @Override
+            public void cancelled() {
+                failed(new java.util.concurrent.CancellationException("callback " + job.url() + " was cancelled"));
+            }
         });
+        return result;
+    }
+
+    /** Completes an outcome off the reactor thread (inline once the dispatcher is closing). */
+    private void settle(Runnable completion) {
+        try {
+            executor.execute(completion);
+        } catch (RejectedExecutionException closing) {
+            completion.run();
+        }
     }
 
     @Override
     public void close() {
+        client.close(CloseMode.GRACEFUL);
+        executor.shutdown();
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         executor.shutdownNow();
     }
 

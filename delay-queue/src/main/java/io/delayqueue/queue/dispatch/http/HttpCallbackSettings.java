@@ -8,14 +8,25 @@ import java.time.Duration;
  *
  * @param connectTimeout longest wait for a TCP (and TLS) connection to the callback's host
  * @param readTimeout longest wait for the callback's response once the request is sent
+ * @param maxConnectionsPerHost most callbacks open at once to one host (scheme, host, port), each on a kept-alive
+ *     connection; more wait for one of them
  */
-public record HttpCallbackSettings(Duration connectTimeout, Duration readTimeout) {
+public record HttpCallbackSettings(Duration connectTimeout, Duration readTimeout, int maxConnectionsPerHost) {
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
     public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_HOST = 64;
 
     public HttpCallbackSettings {
         requirePositive(connectTimeout, "http connect timeout");
         requirePositive(readTimeout, "http read timeout");
+        if (maxConnectionsPerHost < 1) {
+            throw new IllegalArgumentException("delay.http.max-connections-per-host must be at least 1");
+        }
+    }
+
+    /** The given timeouts, {@link #DEFAULT_MAX_CONNECTIONS_PER_HOST} connections per host. */
+    public HttpCallbackSettings(Duration connectTimeout, Duration readTimeout) {
+        this(connectTimeout, readTimeout, DEFAULT_MAX_CONNECTIONS_PER_HOST);
     }
 
     public static HttpCallbackSettings defaults() {
