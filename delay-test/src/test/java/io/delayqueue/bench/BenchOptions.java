@@ -110,6 +110,7 @@ record BenchOptions(
               --batch-threads N       concurrent callers of the batch push (8)
               --batch-size N          jobs per batch (1000, the service's limit)
               --push-seconds S        measured seconds per push run (8)
+              --push-warmup S         a push figure's warm-up, then no more (20, then 10 s at a time up to 120 s)
               --burst N               jobs due at the same instant (200000)
               --lateness-rate N       jobs/s of the steady load (2000)
               --lateness-seconds S    seconds per lateness run (60)
@@ -162,8 +163,10 @@ record BenchOptions(
                 integer(flags, "threads", 128),
                 integer(flags, "batch-threads", 8),
                 integer(flags, "batch-size", 1000),
-                Duration.ofSeconds(quick ? 3 : 20), // push warm-up: the HTTP service is a fresh JVM, its JIT needs it
-                Duration.ofSeconds(quick ? 3 : 120),
+                // push warm-up: the HTTP service is a fresh JVM, its JIT needs it
+                Duration.ofSeconds(integer(flags, "push-warmup", quick ? 3 : 20)),
+                Duration.ofSeconds(
+                        flags.containsKey("push-warmup") ? integer(flags, "push-warmup", 0) : quick ? 3 : 120),
                 Duration.ofSeconds(1),
                 Duration.ofSeconds(integer(flags, "push-seconds", quick ? 3 : 8)),
                 integer(flags, "burst", quick ? 20_000 : 200_000),
@@ -205,6 +208,7 @@ record BenchOptions(
                         "batch-threads",
                         "batch-size",
                         "push-seconds",
+                        "push-warmup",
                         "burst",
                         "lateness-rate",
                         "lateness-seconds",

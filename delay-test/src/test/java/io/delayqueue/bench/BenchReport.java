@@ -251,8 +251,8 @@ final class BenchReport {
                 + " then after " + number(options.canaryTopics(), 0) + " other topics were pushed (one job each, due"
                 + " in an hour).");
         if (options.beforeJar() != null) {
-            notes.add("Before: the same HTTP figures, in the same run, of the jar " + options.beforeJar().getFileName()
-                    + " (" + options.beforeJar() + ").");
+            notes.add("Before: the same HTTP figures, in the same run, of the jar "
+                    + options.beforeJar().getFileName() + " (" + options.beforeJar() + ").");
         }
         notes.add("Over HTTP: the packaged service (`delay-core-exec.jar`, -Xmx1g) as a JVM of its own, clients"
                 + " in the benchmark's JVM; hand-over, lateness and memory are the same engine as in-process and"
