@@ -14,6 +14,8 @@ import io.delayqueue.queue.store.StaleEpochException;
 import io.delayqueue.queue.store.StoreListener;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,8 +31,8 @@ import redis.clients.jedis.UnifiedJedis;
  * Replies} (decoding), {@link PlainCommands} (the reads and counters that need no script) and {@link RedisFailures}.
  *
  * <p>Threading: as safe for concurrent callers as {@code redis} is ({@code JedisPooled} and {@code JedisCluster}
- * are: each command takes a pooled connection); its only state is the topics met of {@link ShardKeys}
- * (concurrent, only growing) and the scripts' listener (volatile).
+ * are: each command takes a pooled connection); its only state is the recent topics of {@link ShardKeys}
+ * (a small map per shard under its own lock) and the scripts' listener (volatile).
  */
 public final class RedisJobStore implements JobStore {
     private static final int PURGE_PER_MOVE = 200;
@@ -57,7 +59,7 @@ public final class RedisJobStore implements JobStore {
         this.keys = new RedisKeys(prefix);
         this.shardKeys = new ShardKeys(keys);
         this.scripts = new StoreScripts(redis, shardKeys);
-        this.pipeline = new ShardPipeline(redis, shardKeys, shards);
+        this.pipeline = new ShardPipeline(redis, shards);
         this.plain = new PlainCommands(redis, keys, shards);
         this.shards = shards;
         this.retentionMs = retention.toMillis();
@@ -126,7 +128,14 @@ public final class RedisJobStore implements JobStore {
         if (result instanceof Long current) {
             throw new StaleEpochException(shard, epoch, current);
         }
-        return Replies.dueBatch((List<?>) result, now);
+        DueBatch batch = Replies.dueBatch((List<?>) result, now);
+        if (!batch.madeReady().isEmpty() || !batch.madeDead().isEmpty()) {
+            Set<String> used = new HashSet<>();
+            batch.madeReady().forEach(m -> used.add(m.topic()));
+            batch.madeDead().forEach(m -> used.add(m.topic()));
+            shardKeys.used(shard, used);
+        }
+        return batch;
     }
 
     @Override
@@ -185,8 +194,15 @@ public final class RedisJobStore implements JobStore {
         if (ids.isEmpty()) {
             return Map.of();
         }
-        List<?> reply = (List<?>) scripts.runWithTopicKeys(scripts.undoDelete, shard, shardKeys.deleteKeys(shard), ids);
-        return Replies.dueTimesById(reply);
+        // each id may need one topic: chunks of MAX_NAMED_TOPICS ids keep every run's keys bounded
+        Map<String, Long> undone = new LinkedHashMap<>();
+        for (int from = 0; from < ids.size(); from += ShardKeys.MAX_NAMED_TOPICS) {
+            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + ShardKeys.MAX_NAMED_TOPICS));
+            List<?> reply =
+                    (List<?>) scripts.runWithTopicKeys(scripts.undoDelete, shard, shardKeys.deleteKeys(shard), chunk);
+            undone.putAll(Replies.dueTimesById(reply));
+        }
+        return undone;
     }
 
     @Override
@@ -263,17 +279,33 @@ public final class RedisJobStore implements JobStore {
         return plain.statuses(ids);
     }
 
+    /**
+     * The bucket from {@code offset} first; when it holds fewer than {@code limit} entries there, the ready lists
+     * that are not empty, {@link ShardKeys#MAX_TOPICS_PER_CALL} of them per run, until {@code limit} deletes began
+     * or none is left. Each run is atomic on its own, as every begun delete is.
+     */
     @Override
     public ClearBatch clear(int shard, int offset, int limit, long now) {
-        List<String> k = new ArrayList<>(shardKeys.deleteKeys(shard));
-        k.add(keys.topics(shard));
-        List<?> reply = (List<?>) scripts.runWithTopicKeys(
-                scripts.clear,
-                shard,
-                k,
-                List.of(Long.toString(now), Integer.toString(limit), Integer.toString(offset)));
-        List<String> deleted = Replies.strings((List<?>) reply.get(0));
-        return new ClearBatch(deleted, ((Long) reply.get(1)).intValue(), ((Long) reply.get(2)).intValue());
+        List<String> fixed = shardKeys.deleteKeys(shard);
+        List<?> reply = (List<?>) scripts.run(
+                scripts.clear, fixed, List.of(Long.toString(now), Integer.toString(limit), Integer.toString(offset)));
+        List<String> deleted = new ArrayList<>(Replies.strings((List<?>) reply.get(0)));
+        int kept = ((Long) reply.get(1)).intValue();
+        int scanned = ((Long) reply.get(2)).intValue();
+        if (scanned < limit && deleted.size() < limit) {
+            List<String> topics = new ArrayList<>(plain.readyLengths(shard).keySet());
+            for (int from = 0; from < topics.size() && deleted.size() < limit; from += ShardKeys.MAX_TOPICS_PER_CALL) {
+                List<String> k = new ArrayList<>(fixed);
+                for (String topic :
+                        topics.subList(from, Math.min(topics.size(), from + ShardKeys.MAX_TOPICS_PER_CALL))) {
+                    k.add(keys.ready(shard, topic));
+                }
+                List<?> popped = (List<?>) scripts.run(
+                        scripts.clear, k, List.of(Long.toString(now), Integer.toString(limit - deleted.size()), ""));
+                deleted.addAll(Replies.strings((List<?>) popped.get(0)));
+            }
+        }
+        return new ClearBatch(deleted, kept, scanned);
     }
 
     @Override
@@ -303,9 +335,7 @@ public final class RedisJobStore implements JobStore {
         args.add(Long.toString(maxAgeMs));
         args.add(Long.toString(loadedTo.dueAt()));
         args.add(loadedTo.id());
-        Set<String> met = shardKeys.topicsMet(shard);
         for (Job job : page) {
-            met.add(job.topic());
             args.add(job.id());
             args.add(PoolValues.encode(job));
             args.add(Long.toString(job.executeAt()));
