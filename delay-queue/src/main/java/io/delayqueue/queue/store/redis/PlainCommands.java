@@ -7,6 +7,7 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.store.ShardStats;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -106,6 +107,26 @@ final class PlainCommands {
 
     long countDead(String topic, int shard) {
         return call(() -> redis.zcard(keys.dead(shard, topic)));
+    }
+
+    Map<String, Long> countDead(Collection<String> topics) {
+        return call(() -> {
+            Map<String, List<Response<Long>>> sizes = new LinkedHashMap<>();
+            try (AbstractPipeline pipeline = redis.pipelined()) {
+                for (String topic : topics) {
+                    List<Response<Long>> perShard = new ArrayList<>(shards);
+                    for (int shard = 0; shard < shards; shard++) {
+                        perShard.add(pipeline.zcard(keys.dead(shard, topic)));
+                    }
+                    sizes.put(topic, perShard);
+                }
+                pipeline.sync();
+            }
+            Map<String, Long> counts = new LinkedHashMap<>();
+            sizes.forEach((topic, perShard) ->
+                    counts.put(topic, perShard.stream().mapToLong(Response::get).sum()));
+            return counts;
+        });
     }
 
     Optional<Job> find(String id) {

@@ -14,6 +14,7 @@ import io.delayqueue.queue.store.StaleEpochException;
 import io.delayqueue.queue.store.StoreListener;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,7 +27,7 @@ import redis.clients.jedis.UnifiedJedis;
  * {@link JobStore} on Redis (Jedis {@link UnifiedJedis}: a single node, Sentinel or Cluster). Each
  * transition is one Lua script over the keys of one shard (see {@link RedisKeys}); the scripts are the
  * state machine, this class only encodes arguments and decodes replies. It composes the parts:
- * {@link ShardKeys} (the keys each script is given, and the topics met), {@link StoreScripts} (the scripts and
+ * {@link ShardKeys} (the keys each script is given, and the recent topics), {@link StoreScripts} (the scripts and
  * their single runs), {@link ShardPipeline} (a script over the jobs of many shards in one round trip), {@link
  * Replies} (decoding), {@link PlainCommands} (the reads and counters that need no script) and {@link RedisFailures}.
  *
@@ -247,6 +248,12 @@ public final class RedisJobStore implements JobStore {
     @Override
     public long countDead(String topic, int shard) {
         return plain.countDead(topic, shard);
+    }
+
+    /** One pipeline of {@code ZCARD}s, every shard of every topic. */
+    @Override
+    public Map<String, Long> countDead(Collection<String> topics) {
+        return plain.countDead(topics);
     }
 
     @Override
