@@ -287,8 +287,8 @@ public final class RedisJobStore implements JobStore {
     }
 
     /**
-     * The bucket from {@code offset} first; when it holds fewer than {@code limit} entries there, the ready lists
-     * that are not empty, {@link ShardKeys#MAX_TOPICS_PER_CALL} of them per run, until {@code limit} deletes began
+     * The bucket from {@code offset} first; when it holds fewer than {@code limit} entries there and the shard has
+     * READY jobs, the ready lists that are not empty, {@link ShardKeys#MAX_TOPICS_PER_CALL} of them per run, until {@code limit} deletes began
      * or none is left. Each run is atomic on its own, as every begun delete is.
      */
     @Override
@@ -299,7 +299,8 @@ public final class RedisJobStore implements JobStore {
         List<String> deleted = new ArrayList<>(Replies.strings((List<?>) reply.get(0)));
         int kept = ((Long) reply.get(1)).intValue();
         int scanned = ((Long) reply.get(2)).intValue();
-        if (scanned < limit && deleted.size() < limit) {
+        long readyJobs = (Long) reply.get(3);
+        if (scanned < limit && deleted.size() < limit && readyJobs > 0) {
             List<String> topics = new ArrayList<>(plain.readyLengths(shard).keySet());
             for (int from = 0; from < topics.size() && deleted.size() < limit; from += ShardKeys.MAX_TOPICS_PER_CALL) {
                 List<String> k = new ArrayList<>(fixed);

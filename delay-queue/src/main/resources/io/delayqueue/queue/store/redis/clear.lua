@@ -5,7 +5,8 @@
 -- those whose lists are not empty, at most ShardKeys.MAX_TOPICS_PER_CALL per call), never every topic at once.
 -- KEYS: pool, bucket, counts, done, deleting, delete-undo, then ready lists (see lib.lua).
 -- ARGV: now, limit, offset ('': leave the bucket alone).
--- Returns { ids whose delete began, reserved entries kept, bucket entries looked at }.
+-- Returns { ids whose delete began, reserved entries kept, bucket entries looked at, READY jobs the shard holds now }
+-- (none: no ready list needs emptying, so the caller reads no topic).
 local now = ARGV[1]
 local limit = tonumber(ARGV[2])
 local ids = {}
@@ -38,4 +39,4 @@ for i = 7, #KEYS do
     end
   end
 end
-return { deleted, kept, #ids }
+return { deleted, kept, #ids, tonumber(redis.call('HGET', KEYS[3], 'READY') or '0') + (count_deltas['READY'] or 0) }

@@ -222,4 +222,14 @@ class RedisJobStoreTopicKeysTest {
         assertThat(keysOf("clear", 0)).hasSize(4).allSatisfy(k -> assertThat(k)
                 .hasSizeLessThanOrEqualTo(6 + ShardKeys.MAX_TOPICS_PER_CALL));
     }
+
+    @Test
+    void a_clear_of_a_shard_without_ready_jobs_is_one_run_however_many_topics_it_has() {
+        List<Job> delayed = pushOnePerTopic(TOPICS);
+
+        JobStore.ClearBatch batch = store.clear(0, 0, LIMIT, T0);
+
+        assertThat(new HashSet<>(batch.deleted())).isEqualTo(ids(delayed));
+        assertThat(ran).containsExactly("clear");
+    }
 }
