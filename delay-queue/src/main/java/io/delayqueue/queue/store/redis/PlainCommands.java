@@ -151,7 +151,7 @@ final class PlainCommands {
 
     /**
      * The counts per status, the bucket's size and the length of each ready list that is not empty: one pipeline
-     * for the first two, then the shard's topics a page of {@link #TOPIC_PAGE} at a time ({@code SSCAN}) with the
+     * for the first two, then, when the shard holds READY jobs, the shard's topics a page of {@link #TOPIC_PAGE} at a time ({@code SSCAN}) with the
      * page's list lengths in one pipeline, so a shard of many topics costs two round trips per page, not one per
      * topic.
      */
@@ -169,7 +169,9 @@ final class PlainCommands {
                 byStatus.put(s, 0L);
             }
             counts.get().forEach((k, v) -> byStatus.put(JobStatus.valueOf(k), Long.parseLong(v)));
-            return new ShardStats(shard, byStatus, bucket.get(), readyLengths(shard));
+            // no READY job: any id a list still holds is of a job deleted since (a reserve drops it); none is read
+            Map<String, Long> ready = byStatus.get(JobStatus.READY) > 0 ? readyLengths(shard) : Map.of();
+            return new ShardStats(shard, byStatus, bucket.get(), ready);
         });
     }
 
