@@ -15,7 +15,6 @@ import io.delayqueue.queue.store.StoreListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +28,8 @@ import redis.clients.jedis.UnifiedJedis;
  * state machine, this class only encodes arguments and decodes replies. It composes the parts:
  * {@link ShardKeys} (the keys each script is given, and the recent topics), {@link StoreScripts} (the scripts and
  * their single runs), {@link ShardPipeline} (a script over the jobs of many shards in one round trip), {@link
- * Replies} (decoding), {@link PlainCommands} (the reads and counters that need no script) and {@link RedisFailures}.
+ * Replies} (decoding), {@link PlainCommands} (the reads and counters that need no script), {@link ShardClear} and
+ * {@link RedisFailures}.
  *
  * <p>Threading: as safe for concurrent callers as {@code redis} is ({@code JedisPooled} and {@code JedisCluster}
  * are: each command takes a pooled connection); its only state is the recent topics of {@link ShardKeys}
@@ -44,6 +44,7 @@ public final class RedisJobStore implements JobStore {
     private final StoreScripts scripts;
     private final ShardPipeline pipeline;
     private final PlainCommands plain;
+    private final ShardClear clearing;
     private final int shards;
     private final long retentionMs;
     private final boolean ownsClient;
@@ -62,6 +63,7 @@ public final class RedisJobStore implements JobStore {
         this.scripts = new StoreScripts(redis, shardKeys);
         this.pipeline = new ShardPipeline(redis, shards);
         this.plain = new PlainCommands(redis, keys, shards);
+        this.clearing = new ShardClear(scripts, shardKeys, plain);
         this.shards = shards;
         this.retentionMs = retention.toMillis();
         this.ownsClient = ownsClient;
@@ -130,12 +132,7 @@ public final class RedisJobStore implements JobStore {
             throw new StaleEpochException(shard, epoch, current);
         }
         DueBatch batch = Replies.dueBatch((List<?>) result, now);
-        if (!batch.madeReady().isEmpty() || !batch.madeDead().isEmpty()) {
-            Set<String> used = new HashSet<>();
-            batch.madeReady().forEach(m -> used.add(m.topic()));
-            batch.madeDead().forEach(m -> used.add(m.topic()));
-            shardKeys.used(shard, used);
-        }
+        shardKeys.usedBy(shard, batch);
         return batch;
     }
 
@@ -286,34 +283,10 @@ public final class RedisJobStore implements JobStore {
         return plain.statuses(ids);
     }
 
-    /**
-     * The bucket from {@code offset} first; when it holds fewer than {@code limit} entries there and the shard has
-     * READY jobs, the ready lists that are not empty, {@link ShardKeys#MAX_TOPICS_PER_CALL} of them per run, until {@code limit} deletes began
-     * or none is left. Each run is atomic on its own, as every begun delete is.
-     */
+    /** {@link ShardClear#clear}: the bucket, then the non-empty ready lists a page at a time. */
     @Override
     public ClearBatch clear(int shard, int offset, int limit, long now) {
-        List<String> fixed = shardKeys.deleteKeys(shard);
-        List<?> reply = (List<?>) scripts.run(
-                scripts.clear, fixed, List.of(Long.toString(now), Integer.toString(limit), Integer.toString(offset)));
-        List<String> deleted = new ArrayList<>(Replies.strings((List<?>) reply.get(0)));
-        int kept = ((Long) reply.get(1)).intValue();
-        int scanned = ((Long) reply.get(2)).intValue();
-        long readyJobs = (Long) reply.get(3);
-        if (scanned < limit && deleted.size() < limit && readyJobs > 0) {
-            List<String> topics = new ArrayList<>(plain.readyLengths(shard).keySet());
-            for (int from = 0; from < topics.size() && deleted.size() < limit; from += ShardKeys.MAX_TOPICS_PER_CALL) {
-                List<String> k = new ArrayList<>(fixed);
-                for (String topic :
-                        topics.subList(from, Math.min(topics.size(), from + ShardKeys.MAX_TOPICS_PER_CALL))) {
-                    k.add(keys.ready(shard, topic));
-                }
-                List<?> popped = (List<?>) scripts.run(
-                        scripts.clear, k, List.of(Long.toString(now), Integer.toString(limit - deleted.size()), ""));
-                deleted.addAll(Replies.strings((List<?>) popped.get(0)));
-            }
-        }
-        return new ClearBatch(deleted, kept, scanned);
+        return clearing.clear(shard, offset, limit, now);
     }
 
     @Override

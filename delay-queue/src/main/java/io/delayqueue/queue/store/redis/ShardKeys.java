@@ -1,10 +1,13 @@
 package io.delayqueue.queue.store.redis;
 
+import io.delayqueue.queue.store.DueBatch;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -79,6 +82,16 @@ final class ShardKeys {
     void used(int shard, Collection<String> topics) {
         if (!topics.isEmpty()) {
             recent(shard).touch(topics);
+        }
+    }
+
+    /** Marks the topics a move made jobs ready or dead in as used. */
+    void usedBy(int shard, DueBatch batch) {
+        if (!batch.madeReady().isEmpty() || !batch.madeDead().isEmpty()) {
+            Set<String> topics = new HashSet<>();
+            batch.madeReady().forEach(m -> topics.add(m.topic()));
+            batch.madeDead().forEach(m -> topics.add(m.topic()));
+            used(shard, topics);
         }
     }
 
