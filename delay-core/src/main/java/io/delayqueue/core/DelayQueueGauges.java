@@ -187,10 +187,9 @@ final class DelayQueueGauges implements AutoCloseable {
         byDispatcher.forEach((dispatcher, n) -> sends.add(MultiGauge.Row.of(Tags.of("dispatcher", dispatcher), n)));
         inFlight.register(sends, true);
         List<MultiGauge.Row<?>> dead = new ArrayList<>();
-        for (String topic : topics.labelled()) {
-            dead.add(MultiGauge.Row.of(
-                    Tags.of("topic", topic), engine.deadLetters().count(topic)));
-        }
+        engine.deadLetters()
+                .counts(topics.labelled())
+                .forEach((topic, n) -> dead.add(MultiGauge.Row.of(Tags.of("topic", topic), n)));
         deadByTopic.register(dead, true);
         List<MultiGauge.Row<?>> tiers = new ArrayList<>();
         tiers.add(MultiGauge.Row.of(Tags.of("tier", "redis"), s.tiers().redisPending()));

@@ -11,6 +11,7 @@ import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -75,6 +76,12 @@ public final class DeadLetters {
             total += store.countDead(topic, shard);
         }
         return total;
+    }
+
+    /** How many dead jobs each of {@code topics} has, over every shard, read at once (the metrics' gauges). */
+    public Map<String, Long> counts(Collection<String> topics) {
+        topics.forEach(DeadLetters::requireTopic);
+        return store.countDead(topics);
     }
 
     /** The oldest {@code limit} dead jobs of {@code topic}, and how many it has. */

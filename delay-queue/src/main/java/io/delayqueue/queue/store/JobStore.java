@@ -3,6 +3,7 @@ package io.delayqueue.queue.store;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobCursor;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -173,6 +174,22 @@ public interface JobStore extends AutoCloseable {
 
     /** How many dead jobs {@code topic} has in one shard. */
     long countDead(String topic, int shard);
+
+    /**
+     * How many dead jobs each of {@code topics} has over every shard. The default asks {@link #countDead(String,
+     * int)} shard by shard; a store over the network reads them all in one round trip.
+     */
+    default Map<String, Long> countDead(Collection<String> topics) {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (String topic : topics) {
+            long total = 0;
+            for (int shard = 0; shard < shards(); shard++) {
+                total += countDead(topic, shard);
+            }
+            counts.put(topic, total);
+        }
+        return counts;
+    }
 
     /**
      * Requeues dead jobs of {@code topic} by id: each goes back to {@code DELAY}, due at {@code now}, with its

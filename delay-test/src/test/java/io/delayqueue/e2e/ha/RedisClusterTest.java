@@ -4,18 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
 import io.delayqueue.core.DelayQueueApplication;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.RedisClusterFixture;
 import io.delayqueue.e2e.support.RedisServerProcess;
 import io.delayqueue.e2e.support.StaticResources;
+import io.delayqueue.queue.store.DueBatch;
+import io.delayqueue.queue.store.DueRouting;
+import io.delayqueue.queue.store.redis.RedisJobStore;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -188,6 +196,52 @@ class RedisClusterTest {
                 .until(() -> !recorder.deliveriesOf(Set.of(marker)).isEmpty());
         assertThat(recorder.deliveriesOf(Set.of(id))).isEmpty();
         assertThat(status(api, id)).isEqualTo("DELETED");
+    }
+
+    /**
+     * The store's topic handling on the cluster: jobs of more pull topics than one script reply names move over
+     * several runs (each declaring its topic keys), their ready lists are counted through a pipeline of the
+     * cluster, the dead sets of many topics are counted at once, and clear empties the ready lists in pages.
+     */
+    @Test
+    void a_store_of_many_topics_moves_counts_and_clears_them_on_the_cluster() {
+        int shards = 4;
+        int topics = 300;
+        RedisJobStore store =
+                new RedisJobStore(redis, "topics-" + UUID.randomUUID(), shards, Duration.ofMinutes(1), false);
+        long now = System.currentTimeMillis();
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < topics; i++) {
+            jobs.add(new Job(
+                    "job-" + i, "t-" + i, null, null, "b", now - 1, 30_000, 3, null, 0, now, JobStatus.DELAY, 0));
+        }
+        jobs.add(new Job("dead-0", "t-0", null, null, "b", now, 30_000, 3, null, 0, now, JobStatus.DEAD, 3));
+        jobs.add(new Job("dead-1", "t-1", null, null, "b", now, 30_000, 3, null, 0, now, JobStatus.DEAD, 3));
+        assertThat(store.push(jobs)).containsOnly(true);
+
+        DueRouting allPull = new DueRouting(true, Set.of());
+        long ready = 0;
+        for (int shard = 0; shard < shards; shard++) {
+            DueBatch batch;
+            do {
+                batch = store.moveDue(shard, now, 1000, allPull, 30_000);
+                ready += batch.madeReady().size();
+            } while (batch.scanned() >= 1000);
+        }
+        assertThat(ready).isEqualTo(topics);
+        Map<String, Long> readyByTopic = new HashMap<>();
+        for (int shard = 0; shard < shards; shard++) {
+            readyByTopic.putAll(store.stats(shard).readyByTopic());
+        }
+        assertThat(readyByTopic).hasSize(topics).containsEntry("t-7", 1L);
+        assertThat(store.countDead(List.of("t-0", "t-1", "t-2")))
+                .containsExactly(Map.entry("t-0", 1L), Map.entry("t-1", 1L), Map.entry("t-2", 0L));
+
+        long cleared = 0;
+        for (int shard = 0; shard < shards; shard++) {
+            cleared += store.clear(shard, 0, 1000, now).deleted().size();
+        }
+        assertThat(cleared).isEqualTo(topics);
     }
 
     private static String status(Api api, String id) {

@@ -7,6 +7,7 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.store.ShardStats;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -16,8 +17,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.params.SetParams;
+import redis.clients.jedis.resps.ScanResult;
 
 /**
  * What the store does with plain Redis commands rather than scripts: the reads (a job, statuses, pending
@@ -29,6 +34,9 @@ import redis.clients.jedis.params.SetParams;
  * client.
  */
 final class PlainCommands {
+    /** Topics read per {@code SSCAN} of a shard's topic set (and list lengths per pipeline). */
+    private static final int TOPIC_PAGE = 1000;
+
     private final UnifiedJedis redis;
     private final RedisKeys keys;
     private final int shards;
@@ -101,6 +109,26 @@ final class PlainCommands {
         return call(() -> redis.zcard(keys.dead(shard, topic)));
     }
 
+    Map<String, Long> countDead(Collection<String> topics) {
+        return call(() -> {
+            Map<String, List<Response<Long>>> sizes = new LinkedHashMap<>();
+            try (AbstractPipeline pipeline = redis.pipelined()) {
+                for (String topic : topics) {
+                    List<Response<Long>> perShard = new ArrayList<>(shards);
+                    for (int shard = 0; shard < shards; shard++) {
+                        perShard.add(pipeline.zcard(keys.dead(shard, topic)));
+                    }
+                    sizes.put(topic, perShard);
+                }
+                pipeline.sync();
+            }
+            Map<String, Long> counts = new LinkedHashMap<>();
+            sizes.forEach((topic, perShard) ->
+                    counts.put(topic, perShard.stream().mapToLong(Response::get).sum()));
+            return counts;
+        });
+    }
+
     Optional<Job> find(String id) {
         String value = call(() -> redis.hget(keys.pool(JobIds.shardOf(id, shards)), id));
         return Optional.ofNullable(value).map(v -> PoolValues.decode(id, v));
@@ -121,22 +149,59 @@ final class PlainCommands {
         return statuses;
     }
 
+    /**
+     * The counts per status, the bucket's size and the length of each ready list that is not empty: one pipeline
+     * for the first two, then, when the shard holds READY jobs, the shard's topics a page of {@link #TOPIC_PAGE} at a time ({@code SSCAN}) with the
+     * page's list lengths in one pipeline, so a shard of many topics costs two round trips per page, not one per
+     * topic.
+     */
     ShardStats stats(int shard) {
         return call(() -> {
+            Response<Map<String, String>> counts;
+            Response<Long> bucket;
+            try (AbstractPipeline pipeline = redis.pipelined()) {
+                counts = pipeline.hgetAll(keys.counts(shard));
+                bucket = pipeline.zcard(keys.bucket(shard));
+                pipeline.sync();
+            }
             Map<JobStatus, Long> byStatus = new EnumMap<>(JobStatus.class);
             for (JobStatus s : JobStatus.values()) {
                 byStatus.put(s, 0L);
             }
-            redis.hgetAll(keys.counts(shard)).forEach((k, v) -> byStatus.put(JobStatus.valueOf(k), Long.parseLong(v)));
-            long bucket = redis.zcard(keys.bucket(shard));
-            Map<String, Long> ready = new LinkedHashMap<>();
-            for (String topic : redis.smembers(keys.topics(shard))) {
-                long len = redis.llen(keys.ready(shard, topic));
-                if (len > 0) {
-                    ready.put(topic, len);
+            counts.get().forEach((k, v) -> byStatus.put(JobStatus.valueOf(k), Long.parseLong(v)));
+            // no READY job: any id a list still holds is of a job deleted since (a reserve drops it); none is read
+            Map<String, Long> ready = byStatus.get(JobStatus.READY) > 0 ? readyLengths(shard) : Map.of();
+            return new ShardStats(shard, byStatus, bucket.get(), ready);
+        });
+    }
+
+    /** The length of each ready list of the shard that is not empty, by topic (sorted). */
+    Map<String, Long> readyLengths(int shard) {
+        return call(() -> {
+            Map<String, Long> lengths = new TreeMap<>();
+            ScanParams page = new ScanParams().count(TOPIC_PAGE);
+            String cursor = ScanParams.SCAN_POINTER_START;
+            do {
+                ScanResult<String> topics = redis.sscan(keys.topics(shard), cursor, page);
+                cursor = topics.getCursor();
+                if (topics.getResult().isEmpty()) {
+                    continue;
                 }
-            }
-            return new ShardStats(shard, byStatus, bucket, ready);
+                List<Response<Long>> lens = new ArrayList<>(topics.getResult().size());
+                try (AbstractPipeline pipeline = redis.pipelined()) {
+                    for (String topic : topics.getResult()) {
+                        lens.add(pipeline.llen(keys.ready(shard, topic)));
+                    }
+                    pipeline.sync();
+                }
+                for (int i = 0; i < lens.size(); i++) {
+                    long len = lens.get(i).get();
+                    if (len > 0) {
+                        lengths.put(topics.getResult().get(i), len);
+                    }
+                }
+            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+            return lengths;
         });
     }
 

@@ -14,6 +14,8 @@ import io.delayqueue.queue.store.StaleEpochException;
 import io.delayqueue.queue.store.StoreListener;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,13 +26,14 @@ import redis.clients.jedis.UnifiedJedis;
  * {@link JobStore} on Redis (Jedis {@link UnifiedJedis}: a single node, Sentinel or Cluster). Each
  * transition is one Lua script over the keys of one shard (see {@link RedisKeys}); the scripts are the
  * state machine, this class only encodes arguments and decodes replies. It composes the parts:
- * {@link ShardKeys} (the keys each script is given, and the topics met), {@link StoreScripts} (the scripts and
+ * {@link ShardKeys} (the keys each script is given, and the recent topics), {@link StoreScripts} (the scripts and
  * their single runs), {@link ShardPipeline} (a script over the jobs of many shards in one round trip), {@link
- * Replies} (decoding), {@link PlainCommands} (the reads and counters that need no script) and {@link RedisFailures}.
+ * Replies} (decoding), {@link PlainCommands} (the reads and counters that need no script), {@link ShardClear} and
+ * {@link RedisFailures}.
  *
  * <p>Threading: as safe for concurrent callers as {@code redis} is ({@code JedisPooled} and {@code JedisCluster}
- * are: each command takes a pooled connection); its only state is the topics met of {@link ShardKeys}
- * (concurrent, only growing) and the scripts' listener (volatile).
+ * are: each command takes a pooled connection); its only state is the recent topics of {@link ShardKeys}
+ * (a small map per shard under its own lock) and the scripts' listener (volatile).
  */
 public final class RedisJobStore implements JobStore {
     private static final int PURGE_PER_MOVE = 200;
@@ -41,6 +44,7 @@ public final class RedisJobStore implements JobStore {
     private final StoreScripts scripts;
     private final ShardPipeline pipeline;
     private final PlainCommands plain;
+    private final ShardClear clearing;
     private final int shards;
     private final long retentionMs;
     private final boolean ownsClient;
@@ -57,8 +61,9 @@ public final class RedisJobStore implements JobStore {
         this.keys = new RedisKeys(prefix);
         this.shardKeys = new ShardKeys(keys);
         this.scripts = new StoreScripts(redis, shardKeys);
-        this.pipeline = new ShardPipeline(redis, shardKeys, shards);
+        this.pipeline = new ShardPipeline(redis, shards);
         this.plain = new PlainCommands(redis, keys, shards);
+        this.clearing = new ShardClear(scripts, shardKeys, plain);
         this.shards = shards;
         this.retentionMs = retention.toMillis();
         this.ownsClient = ownsClient;
@@ -126,7 +131,9 @@ public final class RedisJobStore implements JobStore {
         if (result instanceof Long current) {
             throw new StaleEpochException(shard, epoch, current);
         }
-        return Replies.dueBatch((List<?>) result, now);
+        DueBatch batch = Replies.dueBatch((List<?>) result, now);
+        shardKeys.usedBy(shard, batch);
+        return batch;
     }
 
     @Override
@@ -191,8 +198,15 @@ public final class RedisJobStore implements JobStore {
         if (ids.isEmpty()) {
             return Map.of();
         }
-        List<?> reply = (List<?>) scripts.runWithTopicKeys(scripts.undoDelete, shard, shardKeys.deleteKeys(shard), ids);
-        return Replies.dueTimesById(reply);
+        // each id may need one topic: chunks of MAX_NAMED_TOPICS ids keep every run's keys bounded
+        Map<String, Long> undone = new LinkedHashMap<>();
+        for (int from = 0; from < ids.size(); from += ShardKeys.MAX_NAMED_TOPICS) {
+            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + ShardKeys.MAX_NAMED_TOPICS));
+            List<?> reply =
+                    (List<?>) scripts.runWithTopicKeys(scripts.undoDelete, shard, shardKeys.deleteKeys(shard), chunk);
+            undone.putAll(Replies.dueTimesById(reply));
+        }
+        return undone;
     }
 
     @Override
@@ -239,6 +253,12 @@ public final class RedisJobStore implements JobStore {
         return plain.countDead(topic, shard);
     }
 
+    /** One pipeline of {@code ZCARD}s, every shard of every topic. */
+    @Override
+    public Map<String, Long> countDead(Collection<String> topics) {
+        return plain.countDead(topics);
+    }
+
     @Override
     public List<Outcome> requeueDead(String topic, int shard, List<String> ids, long now) {
         if (ids.isEmpty()) {
@@ -269,17 +289,10 @@ public final class RedisJobStore implements JobStore {
         return plain.statuses(ids);
     }
 
+    /** {@link ShardClear#clear}: the bucket, then the non-empty ready lists a page at a time. */
     @Override
     public ClearBatch clear(int shard, int offset, int limit, long now) {
-        List<String> k = new ArrayList<>(shardKeys.deleteKeys(shard));
-        k.add(keys.topics(shard));
-        List<?> reply = (List<?>) scripts.runWithTopicKeys(
-                scripts.clear,
-                shard,
-                k,
-                List.of(Long.toString(now), Integer.toString(limit), Integer.toString(offset)));
-        List<String> deleted = Replies.strings((List<?>) reply.get(0));
-        return new ClearBatch(deleted, ((Long) reply.get(1)).intValue(), ((Long) reply.get(2)).intValue());
+        return clearing.clear(shard, offset, limit, now);
     }
 
     @Override
@@ -309,9 +322,7 @@ public final class RedisJobStore implements JobStore {
         args.add(Long.toString(maxAgeMs));
         args.add(Long.toString(loadedTo.dueAt()));
         args.add(loadedTo.id());
-        Set<String> met = shardKeys.topicsMet(shard);
         for (Job job : page) {
-            met.add(job.topic());
             args.add(job.id());
             args.add(PoolValues.encode(job));
             args.add(Long.toString(job.executeAt()));

@@ -11,7 +11,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
 import java.util.function.IntFunction;
@@ -25,20 +24,18 @@ import redis.clients.jedis.exceptions.JedisException;
  * shard's run answered for it. A shard whose run failed leaves its jobs without a result and the others keep
  * theirs.
  *
- * <p>Threading: one per store, used by every thread that calls the store; it holds no state of its own but the
- * topics met of {@link ShardKeys} (concurrent), and each call uses a pipeline of its own.
+ * <p>Threading: one per store, used by every thread that calls the store; it holds no state of its own, and each
+ * call uses a pipeline of its own.
  */
 final class ShardPipeline {
     /** Under the store's name, where operators look for its warnings. */
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedisJobStore.class);
 
     private final UnifiedJedis redis;
-    private final ShardKeys keys;
     private final int shards;
 
-    ShardPipeline(UnifiedJedis redis, ShardKeys keys, int shards) {
+    ShardPipeline(UnifiedJedis redis, int shards) {
         this.redis = redis;
-        this.keys = keys;
         this.shards = shards;
     }
 
@@ -63,13 +60,11 @@ final class ShardPipeline {
         List<LuaScript.Call> calls = new ArrayList<>(byShard.size());
         for (var entry : byShard.entrySet()) {
             int shard = entry.getKey();
-            Set<String> met = keys.topicsMet(shard);
             List<Job> shardJobs = new ArrayList<>(entry.getValue().size());
             List<String> args = new ArrayList<>(entry.getValue().size() * 3);
             for (int i : entry.getValue()) {
                 Job job = jobs.get(i);
                 shardJobs.add(job);
-                met.add(job.topic());
                 args.add(job.id());
                 args.add(PoolValues.encode(job));
                 args.add(Long.toString(job.executeAt()));

@@ -66,7 +66,7 @@ final class StoreScripts {
     }
 
     /**
-     * One run of {@code script} with {@code fixedKeys} and the topic keys of every topic met in the shard, run
+     * One run of {@code script} with {@code fixedKeys} and the topic keys of the topics used recently in the shard, run
      * again while it names topics it lacked ({@link ShardKeys#runWithTopicKeys}).
      */
     Object runWithTopicKeys(LuaScript script, int shard, List<String> fixedKeys, List<String> args) {

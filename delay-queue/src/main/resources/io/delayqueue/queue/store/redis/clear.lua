@@ -1,21 +1,17 @@
 -- Begins to delete up to `limit` not-yet-delivered jobs of one shard (see begin_delete; the caller confirms
 -- or undoes them once the journal answered): DELAY jobs in the bucket from rank `offset` on (RESERVED entries
 -- are left where they are and counted, so the caller moves its offset past them), then READY jobs popped from
--- the ready lists of the shard's topics.
--- KEYS: pool, bucket, counts, done, deleting, delete-undo, topics (SET of the shard's topics), then topic keys
--- (see lib.lua; the ready list of every topic in the set is needed). ARGV: now, limit, offset.
--- Returns { ids whose delete began, reserved entries kept, bucket entries looked at }, or undeclared_topics()
--- (nothing done) when a ready list needed was not declared.
+-- the ready lists given. The caller gives the ready lists of a page of the shard's topics (RedisJobStore.clear:
+-- those whose lists are not empty, at most ShardKeys.MAX_TOPICS_PER_CALL per call), never every topic at once.
+-- KEYS: pool, bucket, counts, done, deleting, delete-undo, then ready lists (see lib.lua).
+-- ARGV: now, limit, offset ('': leave the bucket alone).
+-- Returns { ids whose delete began, reserved entries kept, bucket entries looked at, READY jobs the shard holds now }
+-- (none: no ready list needs emptying, so the caller reads no topic).
 local now = ARGV[1]
 local limit = tonumber(ARGV[2])
-local ids = redis.call('ZRANGE', KEYS[2], ARGV[3], tonumber(ARGV[3]) + limit - 1)
-local topics = {}
-if #ids < limit then
-  topics = redis.call('SMEMBERS', KEYS[7])
-  for _, topic in ipairs(topics) do
-    need_topic_key('ready', topic)
-  end
-  if #undeclared > 0 then return undeclared_topics() end
+local ids = {}
+if ARGV[3] ~= '' then
+  ids = redis.call('ZRANGE', KEYS[2], ARGV[3], tonumber(ARGV[3]) + limit - 1)
 end
 local deleted, kept = {}, 0
 for _, id in ipairs(ids) do
@@ -30,8 +26,8 @@ for _, id in ipairs(ids) do
     redis.call('ZREM', KEYS[2], id)
   end
 end
-for _, topic in ipairs(topics) do
-  local list = topic_key('ready', topic)
+for i = 7, #KEYS do
+  local list = KEYS[i]
   while #deleted < limit do
     local id = redis.call('RPOP', list)
     if not id then break end
@@ -43,4 +39,4 @@ for _, topic in ipairs(topics) do
     end
   end
 end
-return { deleted, kept, #ids }
+return { deleted, kept, #ids, tonumber(redis.call('HGET', KEYS[3], 'READY') or '0') + (count_deltas['READY'] or 0) }

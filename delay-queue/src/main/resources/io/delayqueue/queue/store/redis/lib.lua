@@ -15,11 +15,11 @@
 --   KEYS[3] counts (HASH status -> jobs in the pool), KEYS[4] done (ZSET id -> purge time of a final job);
 -- each script's header names the keys after them. Keys of one topic ('<tag>:ready:<topic>' LIST,
 -- '<tag>:dead:<topic>' ZSET) are found by name among KEYS (topic_key): push declares the dead sets of the DEAD
--- jobs it restores; move_due, retry, undo_delete and clear, whose topics are known only once they read the
--- jobs, are given the topic keys of every topic the caller has met in the shard (RedisJobStore), check before
--- they write anything that each topic they need is among them, and otherwise write nothing and answer
--- undeclared_topics(): the caller adds those topics and runs the script again. A key not declared is never
--- touched: topic_key raises an error instead.
+-- jobs it restores and clear the ready lists it empties; move_due, retry and undo_delete, whose topics are known
+-- only once they read the jobs, are given the keys of the topics the caller used recently in the shard (a few:
+-- ShardKeys), check before they write anything that each topic they need is among them, and otherwise write
+-- nothing and answer undeclared_topics() (at most MAX_NAMED_TOPICS of them): the caller runs the script again
+-- with those topics' keys. A key not declared is never touched: topic_key raises an error instead.
 local function parse(v)
   local st, at, due, ttr, max, topic, pos =
     string.match(v, '^(%u+)|(%d+)|(%d+)|(%d+)|(%d+)|([^|]+)|()')
@@ -56,19 +56,26 @@ local function add_reply(out, r)
   out[#out + 1] = r[2]
 end
 
--- The per-topic keys declared in KEYS, by kind ('ready', 'dead') and topic.
-local topic_keys = { ready = {}, dead = {} }
-for i = 1, #KEYS do
-  local kind, topic = string.match(KEYS[i], '^{[^}]*}:(%l+):(.+)$')
-  if kind and topic_keys[kind] then
-    topic_keys[kind][topic] = KEYS[i]
+-- The per-topic keys declared in KEYS, by kind ('ready', 'dead') and topic; indexed on first use, so a script that
+-- needs no topic key (an idle move, a retry that does not kill its job) never reads them.
+local topic_keys = nil
+local function declared(kind, topic)
+  if not topic_keys then
+    topic_keys = { ready = {}, dead = {} }
+    for i = 1, #KEYS do
+      local k, t = string.match(KEYS[i], '^{[^}]*}:(%l+):(.+)$')
+      if k and topic_keys[k] then
+        topic_keys[k][t] = KEYS[i]
+      end
+    end
   end
+  return topic_keys[kind][topic]
 end
 
 -- The declared key of a topic; an error when the caller did not declare it. Each script looks up the topic keys
 -- it needs (need_topic_key, or topic_key itself) before its first write, so that a missing one changes nothing.
 local function topic_key(kind, topic)
-  local key = topic_keys[kind][topic]
+  local key = declared(kind, topic)
   if not key then
     error('delay-queue: the ' .. kind .. ' key of topic ' .. topic .. ' is not declared in KEYS')
   end
@@ -76,14 +83,23 @@ local function topic_key(kind, topic)
 end
 
 -- Topics whose keys a script needs and was not given: collected by need_topic_key before the script writes
--- anything, and answered with undeclared_topics() instead of running.
+-- anything, and answered with undeclared_topics() instead of running. One reply names at most MAX_NAMED_TOPICS
+-- (ShardKeys.MAX_NAMED_TOPICS), so that the run that declares them stays bounded.
+local MAX_NAMED_TOPICS = 256
 local undeclared = {}
 local undeclared_seen = {}
+-- Whether the script can have the key: true when it is declared or now named; false when the reply already
+-- names MAX_NAMED_TOPICS topics (the script leaves the job that needs it, and those after it, to a later call).
 local function need_topic_key(kind, topic)
-  if not topic_keys[kind][topic] and not undeclared_seen[topic] then
-    undeclared_seen[topic] = true
-    undeclared[#undeclared + 1] = topic
+  if declared(kind, topic) or undeclared_seen[topic] then
+    return true
   end
+  if #undeclared >= MAX_NAMED_TOPICS then
+    return false
+  end
+  undeclared_seen[topic] = true
+  undeclared[#undeclared + 1] = topic
+  return true
 end
 local function undeclared_topics()
   return { 'undeclared-topics', undeclared }

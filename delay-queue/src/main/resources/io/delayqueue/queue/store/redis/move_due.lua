@@ -11,6 +11,10 @@
 -- cannot move its jobs when it wakes. A higher epoch is stored (the key was lost with Redis' data); 0: unfenced.
 -- KEYS: pool, bucket, counts, done, epoch, then topic keys (see lib.lua; the ready list of each pull topic with a
 -- job due, and the dead set of each topic with a job dying, are needed).
+-- Topic keys not given: when the first due entry needs one, the move names the topics the batch lacks (up to
+-- MAX_NAMED_TOPICS; the batch ends before the entry that would need one more) and moves nothing; when a later
+-- entry needs one, the batch ends before it, and the next move starts there. Either way the move answers as
+-- when more may be due, so the caller moves again at once.
 -- ARGV: now, limit, defaultPull (1/0), dispatchTimeout, purge, lead, epoch, then topics routed against the
 -- default. Returns dispatch (id, value pairs), ready, dead, expired (id, topic pairs), the entries moved (the
 -- limit when more may be due), and when the next move is wanted (false: the bucket is empty); a refused move returns
@@ -49,24 +53,31 @@ end
 
 local entries = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', horizon, 'LIMIT', 0, limit, 'WITHSCORES')
 -- read and parse every entry's job first, so that the topic keys needed are checked before anything is written
+-- (the batch is the entries up to `last`)
 local values, jobs = {}, {}
+local last = #entries
 for k = 1, #entries, 2 do
   local v = redis.call('HGET', KEYS[1], entries[k])
   values[k] = v or false
   local j = v and parse(v)
   jobs[k] = j or false
   if j and tonumber(entries[k + 1]) <= now then
+    local kind = nil
     if j.st == 'RESERVED' and j.at + 1 >= j.max then
-      need_topic_key('dead', j.topic)
+      kind = 'dead'
     elseif (j.st == 'RESERVED' or j.st == 'DELAY') and pulled(j.topic) then
-      need_topic_key('ready', j.topic)
+      kind = 'ready'
+    end
+    if kind and not declared(kind, j.topic) and ((k > 1 and #undeclared == 0) or not need_topic_key(kind, j.topic)) then
+      last = k - 1
+      break
     end
   end
 end
 if #undeclared > 0 then return undeclared_topics() end
 
 local moved = 0
-for k = 1, #entries, 2 do
+for k = 1, last, 2 do
   local id, score = entries[k], tonumber(entries[k + 1])
   local v = values[k]
   local j = jobs[k] or nil
@@ -137,5 +148,8 @@ local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
 local nextAt = first[2] and tonumber(first[2])
 if nextAt and nextAt > horizon then
   nextAt = nextAt - lead
+end
+if last < #entries then
+  moved = limit
 end
 return { dispatch, ready, dead, expired, moved, nextAt and num(nextAt) or false }

@@ -1,7 +1,8 @@
 -- The journal refused these deletes: each pending one is put back as it was (a DELAY job into the bucket at
 -- its score, a READY job back onto its ready list) and a tombstone is removed.
 -- KEYS: pool, bucket, counts, done, deleting, delete-undo, then topic keys (see lib.lua; the ready list of each
--- READY job put back is needed). ARGV: ids...
+-- READY job put back is needed). ARGV: ids... (at most ShardKeys.MAX_NAMED_TOPICS a run, so that one reply can
+-- name every topic the run lacks).
 -- Returns the ids put back, each followed by its due time (for the scanner's wake-up; false for a tombstone), or
 -- undeclared_topics() (nothing done) when a ready list needed was not declared.
 local befores = {}

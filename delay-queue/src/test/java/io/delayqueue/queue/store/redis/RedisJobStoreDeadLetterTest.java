@@ -121,6 +121,16 @@ class RedisJobStoreDeadLetterTest {
     }
 
     @Test
+    void dead_jobs_of_many_topics_are_counted_over_every_shard_at_once() {
+        dead(0, "orders", T0);
+        dead(1, "orders", T0);
+        dead(1, "mail", T0);
+
+        assertThat(store.countDead(List.of("orders", "mail", "nothing")))
+                .containsExactly(Map.entry("orders", 2L), Map.entry("mail", 1L), Map.entry("nothing", 0L));
+    }
+
+    @Test
     void requeued_dead_job_is_delay_at_now_with_attempts_from_zero_and_leaves_the_dead_set() {
         Job job = dead(1, "orders", T0);
         long now = T0 + 60_000;
