@@ -150,7 +150,9 @@ public final class RedisJobStore implements JobStore {
     /** One finish script per shard, all in one pipeline ({@link ShardPipeline#finishAttempts}). */
     @Override
     public List<Outcome> finishAttempts(List<Attempt> attempts, long now) {
-        return attempts.isEmpty() ? List.of() : pipeline.finishAttempts(scripts.finish, attempts, now, retentionMs);
+        return attempts.isEmpty()
+                ? List.of()
+                : pipeline.finishAttempts(scripts.finish, shardKeys::shardKeys, attempts, now, retentionMs);
     }
 
     @Override

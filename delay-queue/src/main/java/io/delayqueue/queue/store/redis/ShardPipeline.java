@@ -103,7 +103,8 @@ final class ShardPipeline {
      * {@code attempts}, {@code null} for the jobs of a shard whose call failed (the others are kept); when every
      * shard failed, the failure is thrown.
      */
-    List<Outcome> finishAttempts(LuaScript finish, List<Attempt> attempts, long now, long retentionMs) {
+    List<Outcome> finishAttempts(
+            LuaScript finish, IntFunction<List<String>> keysOf, List<Attempt> attempts, long now, long retentionMs) {
         Map<Integer, List<Integer>> byShard = new TreeMap<>();
         for (int i = 0; i < attempts.size(); i++) {
             byShard.computeIfAbsent(JobIds.shardOf(attempts.get(i).id(), shards), s -> new ArrayList<>())
@@ -118,7 +119,7 @@ final class ShardPipeline {
                 args.add(attempts.get(i).id());
                 args.add(attempts.get(i).argument());
             }
-            calls.add(new LuaScript.Call(keys.shardKeys(entry.getKey()), args));
+            calls.add(new LuaScript.Call(keysOf.apply(entry.getKey()), args));
         }
         List<Object> replies = call(() -> finish.runAll(redis, calls));
         Outcome[] out = new Outcome[attempts.size()];
