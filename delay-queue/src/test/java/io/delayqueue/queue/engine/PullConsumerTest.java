@@ -227,8 +227,7 @@ class PullConsumerTest {
     }
 
     @Test
-    void a_waiting_batch_consumer_gets_jobs_of_every_shard_up_to_its_count_and_the_next_call_the_rest()
-            throws Exception {
+    void a_waiting_batch_consumer_gets_ready_jobs_up_to_its_count_and_later_calls_the_rest() throws Exception {
         List<String> pushed = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
             pushed.add(engine.push(PushRequest.of(TOPIC, "b" + i, 1_000)).id());
@@ -238,13 +237,20 @@ class PullConsumerTest {
 
         clock.advance(1_000);
         engine.runDueJobs();
+        // woken by the first shard that made jobs ready, the waiter takes what is ready then (1 to 5 of them)
         List<Job> first = waiting.get(5, TimeUnit.SECONDS);
-        List<Job> rest = engine.reserve(TOPIC, 5, 0).get(5, TimeUnit.SECONDS);
-
-        assertThat(first).hasSize(5).extracting(Job::status).containsOnly(JobStatus.RESERVED);
+        assertThat(first).isNotEmpty().hasSizeLessThanOrEqualTo(5);
+        assertThat(first).extracting(Job::status).containsOnly(JobStatus.RESERVED);
         List<String> all = new ArrayList<>();
         first.forEach(j -> all.add(j.id()));
-        rest.forEach(j -> all.add(j.id()));
+        while (all.size() < pushed.size()) {
+            List<Job> more = engine.reserve(TOPIC, 5, 0).get(5, TimeUnit.SECONDS);
+            assertThat(more)
+                    .as("a call while %d jobs are ready", pushed.size() - all.size())
+                    .isNotEmpty()
+                    .hasSize(Math.min(5, pushed.size() - all.size()));
+            more.forEach(j -> all.add(j.id()));
+        }
         assertThat(all).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(pushed);
         assertThat(engine.reserve(TOPIC, 5, 0).get(5, TimeUnit.SECONDS)).isEmpty();
     }
