@@ -109,35 +109,28 @@ final class HttpTarget implements BenchTarget {
 
     @Override
     public RunResult callbackBurst(int jobs) throws Exception {
-        try {
-            return paths.callbackBurst(jobs);
-        } finally {
-            clean();
-        }
+        return thenClean(() -> paths.callbackBurst(jobs));
     }
 
     @Override
     public RunResult pullBurst(int jobs, int consumers) throws Exception {
-        try {
-            return paths.pullBurst(jobs, consumers);
-        } finally {
-            clean();
-        }
+        return thenClean(() -> paths.pullBurst(jobs, consumers));
     }
 
     @Override
     public RunResult callbackLateness(int rate, Duration duration) throws Exception {
-        try {
-            return paths.callbackLateness(rate, duration);
-        } finally {
-            clean();
-        }
+        return thenClean(() -> paths.callbackLateness(rate, duration));
     }
 
     @Override
     public RunResult canary(int topics, int rate, Duration duration) throws Exception {
+        return thenClean(() -> paths.canary(topics, rate, duration));
+    }
+
+    /** One run of a user path, then the keys and rows it left go. */
+    private RunResult thenClean(java.util.concurrent.Callable<RunResult> run) throws Exception {
         try {
-            return paths.canary(topics, rate, duration);
+            return run.call();
         } finally {
             clean();
         }

@@ -8,6 +8,7 @@ import io.delayqueue.controller.ApiResponse;
 import io.delayqueue.controller.CompletedFutureReturnValueHandler;
 import io.delayqueue.controller.JobController;
 import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.Jobs;
 import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.ServiceTest;
 import io.delayqueue.sample.SampleConsumer;
@@ -132,19 +133,7 @@ class PullBatchesTest {
             }
             // due over the next second: consumers are served both while waiting and from full ready lists
             Random random = new Random();
-            for (int from = 0; from < JOBS; from += 500) {
-                List<Map<String, Object>> batch = new ArrayList<>();
-                for (int i = from; i < from + 500; i++) {
-                    Map<String, Object> job = new LinkedHashMap<>();
-                    job.put("topic", MANY);
-                    job.put("body", "batch " + i);
-                    job.put("delay", (long) random.nextInt(1000));
-                    batch.add(job);
-                }
-                Api.Response r = api.postJson("/push/batch", batch);
-                assertThat(r.status()).as("batch push: %s", r).isEqualTo(200);
-                r.data().forEach(id -> pushed.add(id.asText()));
-            }
+            pushed.addAll(Jobs.push(List.of(api), MANY, JOBS, i -> System.currentTimeMillis() + random.nextInt(1000)));
             assertThat(pushed).hasSize(JOBS);
             for (Future<?> f : running) {
                 f.get(90, TimeUnit.SECONDS);
