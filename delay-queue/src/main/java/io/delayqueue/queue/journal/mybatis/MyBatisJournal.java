@@ -87,10 +87,11 @@ public final class MyBatisJournal implements Journal {
         if (!sessions.getConfiguration().hasMapper(JournalMapper.class)) {
             sessions.getConfiguration().addMapper(JournalMapper.class);
         }
-        this.reads = new JournalReads(sessions, shards);
+        WriterTurns turns = new WriterTurns();
+        this.reads = new JournalReads(sessions, turns, shards);
         this.backlog = new JournalBacklog(clock, settings.queueCapacity());
-        this.commit =
-                new GroupCommit(new GroupTransaction(sessions, shards, truncated(hostName(), 255), clock), backlog);
+        this.commit = new GroupCommit(
+                new GroupTransaction(sessions, turns, shards, truncated(hostName(), 255), clock), backlog);
         this.writer = new GroupCommitWriter(
                 backlog,
                 commit,
