@@ -193,6 +193,11 @@ public final class JournalDatabase implements AutoCloseable {
      * embedded default ({@link #SQLITE_OPTIONS}).
      */
     public static JournalDatabase sqlite() {
+        return sqlite(SQLITE_OPTIONS);
+    }
+
+    /** As {@link #sqlite()}, with the URL's options ({@code ?journal_mode=WAL&...}) given. */
+    public static JournalDatabase sqlite(String options) {
         String name = randomName();
         Path folder;
         try {
@@ -201,7 +206,7 @@ public final class JournalDatabase implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         return new JournalDatabase(
-                name, false, "jdbc:sqlite:" + folder.resolve("delay-queue.db") + SQLITE_OPTIONS, "", true, 8, folder);
+                name, false, "jdbc:sqlite:" + folder.resolve("delay-queue.db") + options, "", true, 8, folder);
     }
 
     /** The options of the embedded default's URL (delay-core's {@code application.properties}). */
