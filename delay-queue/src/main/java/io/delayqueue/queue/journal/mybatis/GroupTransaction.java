@@ -26,8 +26,9 @@ import org.apache.ibatis.session.TransactionIsolationLevel;
 /**
  * The SQL of one group commit: writes the rows of a group of {@link WriteEntry entries} in ONE transaction of
  * multi-row statements (new jobs, log rows, status updates), commits it, forces it to disk on H2, and rolls it
- * back whole on any failure. On SQLite it waits for its turn first ({@link WriterTurns}). Deciding when to write a group, retrying it and answering its callers is the
- * {@link GroupCommitWriter}'s job; this class writes once per call.
+ * back whole on any failure. On SQLite it waits for its turn first ({@link WriterTurns}). Deciding when to write a
+ * group, retrying it and answering its callers is the {@link GroupCommitWriter}'s job; this class writes once per
+ * call.
  *
  * <p>Two persistence styles meet here, on purpose: the two inserts (most of a group's rows) are plain JDBC batches
  * ({@link RowInserts}) on the session's connection, every other statement goes through {@link JournalMapper}; all
