@@ -57,7 +57,8 @@ import redis.clients.jedis.JedisPooled;
  * {@code -Dprefill=1000000}: rows written into the journal before the run (DELAY jobs due over the next two hours
  * in random order, one log row each), so that a run measures a store of that size; {@code -Dtransitions=2000}:
  * lagged transitions per second (hand-overs: READY then FINISHED of prefilled jobs) flowing during the run, as
- * the dispatcher's; {@code -Dwriters=2}: create writers.
+ * the dispatcher's; {@code -Dwriters=2}: create writers; {@code -DsqliteOptions=?journal_mode=WAL&...} and
+ * {@code -DsqliteInit='PRAGMA ...'}: SQLite's URL options and a statement run on each new connection.
  */
 public final class JournalPushRunner {
     private static final int WRITERS = Integer.getInteger("writers", 2);
@@ -322,6 +323,9 @@ public final class JournalPushRunner {
                     Path folder = Files.createTempDirectory("bench-sqlite");
                     config.setJdbcUrl("jdbc:sqlite:" + folder.resolve("delay-queue.db")
                             + System.getProperty("sqliteOptions", JournalDatabase.SQLITE_OPTIONS));
+                    if (System.getProperty("sqliteInit") != null) {
+                        config.setConnectionInitSql(System.getProperty("sqliteInit"));
+                    }
                     return new JournalStore(new HikariDataSource(config), () -> deleteFolder(folder));
                 }
                 default -> throw new IllegalArgumentException("engines are mariadb, h2 and sqlite: " + engine);

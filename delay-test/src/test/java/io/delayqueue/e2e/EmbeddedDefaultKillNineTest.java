@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The README's run command (embedded Redis, the SQLite journal {@code ./data/delay-queue.db}, nothing configured)
  * killed with {@code kill -9} while concurrent clients push, right after some pushes were answered 200, then
  * started again in the same directory: every push answered 200 is delivered. A push is answered once its group's
- * commit is in SQLite's write-ahead log and forced to disk ({@code synchronous=FULL}); the restart replays the log.
+ * commit is in SQLite's write-ahead log and the log is forced to disk ({@code WalSync}); the restart replays the log.
  * (The former default, H2, kept a commit in memory for up to 500 ms: without forcing each group commit to disk,
  * the last answered pushes were lost.)
  */

@@ -43,7 +43,7 @@ class JournaledPushTest {
     void setUp() {
         redis = new RedisFixture();
         // a short busy_timeout: a_push_the_journal_cannot_write_...
-        db = JournalDatabase.sqlite("?journal_mode=WAL&synchronous=FULL&busy_timeout=300");
+        db = JournalDatabase.sqlite("?journal_mode=WAL&synchronous=NORMAL&busy_timeout=300");
         journal = db.journal(4, new ManualClock(T0));
         EngineConfig config = EngineConfig.DEFAULTS
                 .withShards(4)

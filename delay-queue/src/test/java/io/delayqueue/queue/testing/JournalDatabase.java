@@ -210,7 +210,7 @@ public final class JournalDatabase implements AutoCloseable {
     }
 
     /** The options of the embedded default's URL (delay-core's {@code application.properties}). */
-    public static final String SQLITE_OPTIONS = "?journal_mode=WAL&synchronous=FULL&busy_timeout=10000";
+    public static final String SQLITE_OPTIONS = "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=10000";
 
     public String name() {
         return name;

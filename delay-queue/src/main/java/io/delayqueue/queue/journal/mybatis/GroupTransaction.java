@@ -5,6 +5,7 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Transition;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -44,6 +45,10 @@ final class GroupTransaction {
     private final Clock clock;
     /** One writer at a time on SQLite; and the database's dialect, known at the first write. */
     private final WriterTurns turns;
+    /** SQLite's log when commits leave it to be forced ({@code synchronous=NORMAL}); known at the first write. */
+    private volatile WalSync walSync;
+
+    private volatile boolean walResolved;
 
     /** One committed group: per create entry the ids that already existed, the rows written, the time it took. */
     record Written(Map<WriteEntry, Set<String>> existing, int rows, long nanos) {}
@@ -70,8 +75,26 @@ final class GroupTransaction {
      * @throws JournalFailures.CommitBrokeOff when the commit statement itself failed (it may have landed)
      */
     Written write(List<WriteEntry> batch, boolean lookUpIds) {
-        long now = clock.millis();
         long startNanos = System.nanoTime();
+        boolean durable = batch.stream().anyMatch(e -> e.done() != null);
+        long[] commitNumber = {0};
+        Written written = writeInTurn(batch, lookUpIds, durable, commitNumber);
+        WalSync wal = walSync;
+        if (durable && wal != null) {
+            // outside the turn: the next group commits while this fsync runs, and one fsync covers both
+            try {
+                wal.force(commitNumber[0]);
+            } catch (IOException e) {
+                throw new JournalFailures.CommitBrokeOff(new DelayQueueException.OutcomeUnknown(
+                        "the journal committed but could not force its log to disk: " + e.getMessage(), e));
+            }
+        }
+        return new Written(written.existing(), written.rows(), System.nanoTime() - startNanos);
+    }
+
+    /** The group's transaction, in this writer's turn; {@code commitNumber[0]} gets the commit's number for a wal. */
+    private Written writeInTurn(List<WriteEntry> batch, boolean lookUpIds, boolean durable, long[] commitNumber) {
+        long now = clock.millis();
         // A BATCH session: the existence query runs at once, then every insert and update is queued as a JDBC
         // batch of one static statement and sent at commit; with rewriteBatchedStatements=true, MySQL's driver
         // turns each batch into multi-row statements (sized to max_allowed_packet). Far cheaper on the CPU
@@ -80,6 +103,7 @@ final class GroupTransaction {
         // of REPEATABLE READ, which are what concurrent inserts into one index range deadlock on.
         try (SqlSession session = sessions.openSession(ExecutorType.BATCH, TransactionIsolationLevel.READ_COMMITTED);
                 WriterTurns.Turn turn = takeTurn(session)) {
+            resolveWalSync(session);
             try {
                 JournalMapper mapper = session.getMapper(JournalMapper.class);
                 // grows with the group: the second push of one client id in a group finds the first
@@ -101,19 +125,19 @@ final class GroupTransaction {
                 // bypass it
                 try {
                     session.commit(true);
-                    if (batch.stream().anyMatch(e -> e.done() != null)) {
+                    WalSync wal = walSync;
+                    if (wal != null) {
+                        commitNumber[0] = wal.committed();
+                    }
+                    if (durable) {
                         // lagged entries alone need not wait for the disk: H2 writes them within its WRITE_DELAY,
-                        // and the next forced commit forces them too
+                        // and the next forced commit forces them too (as the next fsync of SQLite's log does)
                         forceToDisk(session.getConnection());
                     }
-                    // (SQLite forces every commit in the commit itself: synchronous=FULL)
                 } catch (RuntimeException broken) {
                     throw new JournalFailures.CommitBrokeOff(broken);
                 }
-                return new Written(
-                        rows.existingByEntry,
-                        rows.newJobs.size() + rows.logRows.size(),
-                        System.nanoTime() - startNanos);
+                return new Written(rows.existingByEntry, rows.newJobs.size() + rows.logRows.size(), 0);
             } catch (RuntimeException | Error failure) {
                 // nothing of a failed group may land: closing the session does not roll back (see above), and
                 // its reset of the connection to auto-commit would commit what the group wrote so far
@@ -196,6 +220,20 @@ final class GroupTransaction {
             for (List<String> ids : JournalMapper.chunksOf(entry.getValue())) {
                 mapper.updateStatus(entry.getKey(), ids, now);
             }
+        }
+    }
+
+    /** Reads once whether commits leave SQLite's log to be forced by {@link WalSync}. */
+    private void resolveWalSync(SqlSession session) {
+        if (walResolved) {
+            return;
+        }
+        try {
+            Connection connection = session.getConnection();
+            walSync = turns.dialect(connection) == JournalDialect.SQLITE ? WalSync.of(connection) : null;
+            walResolved = true;
+        } catch (SQLException e) {
+            throw new PersistenceException("the journal database is unavailable: " + e.getMessage(), e);
         }
     }
 

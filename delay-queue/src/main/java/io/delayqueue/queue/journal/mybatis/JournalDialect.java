@@ -17,8 +17,9 @@ public enum JournalDialect {
     /** H2 in MySQL mode, the embedded default before SQLite: a commit is durable after {@code CHECKPOINT SYNC}. */
     H2("classpath:db/migration", false),
     /**
-     * SQLite in WAL mode with {@code synchronous=FULL}, the embedded default: a commit appends the pages it
-     * changed to the write-ahead log and forces it to disk (one fsync). One writer at a time: a second one would
+     * SQLite in WAL mode, the embedded default: a commit appends the pages it changed to the write-ahead log; with
+     * {@code synchronous=FULL} it forces the log itself, with {@code synchronous=NORMAL} (the default URL) the
+     * journal forces it after the commit, outside the writers' turn ({@link WalSync}). One writer at a time: a second one would
      * wait in SQLite's busy handler, which sleeps in steps of milliseconds, so the journal's writers take turns
      * on a lock of their own instead ({@link WriterTurns}).
      */
@@ -87,8 +88,8 @@ public enum JournalDialect {
      * memory and writes its store out later ({@code WRITE_DELAY}, 500 ms by default), and even a written store is
      * in the OS's cache: {@code CHECKPOINT SYNC} writes the store and forces the file, so that an answered push
      * survives {@code kill -9}, an OS crash and a power loss. MySQL/MariaDB (with the default
-     * {@code innodb_flush_log_at_trx_commit=1}) and SQLite (with {@code synchronous=FULL}) force their log in the
-     * commit itself.
+     * {@code innodb_flush_log_at_trx_commit=1}) and SQLite with {@code synchronous=FULL} force their log in the
+     * commit itself; SQLite with {@code synchronous=NORMAL} has it forced after the commit ({@link WalSync}).
      */
     void forceToDisk(Connection connection) throws SQLException {
         if (this == H2) {
