@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ibatis.session.SqlSessionFactory;
 
 /**
- * {@link Journal} on MySQL/MariaDB (or H2 in MySQL mode) through MyBatis, with a group-commit writer. This class
+ * {@link Journal} on MySQL/MariaDB, SQLite (the embedded default) or H2 in MySQL mode through MyBatis, with a
+ * group-commit writer; what differs between them is in {@link JournalDialect}. This class
  * turns the journal's calls into {@link WriteEntry entries} and answers; the work is done by:
  *
  * <ul>
