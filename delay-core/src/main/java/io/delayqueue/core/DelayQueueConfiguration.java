@@ -41,6 +41,8 @@ import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitializat
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.DependsOn;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Lazy;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -60,6 +62,7 @@ import redis.clients.jedis.util.JedisURIHelper;
 @AutoConfiguration(
         after = {DataSourceAutoConfiguration.class, FlywayAutoConfiguration.class, MybatisAutoConfiguration.class})
 @EnableConfigurationProperties(DelayProperties.class)
+@Import(EmbeddedJournalConfiguration.class)
 public class DelayQueueConfiguration {
 
     @Bean
@@ -137,10 +140,11 @@ public class DelayQueueConfiguration {
         return factory -> factory.setTransactionFactory(new JdbcTransactionFactory());
     }
 
-    /** The journal: MyBatis over {@code spring.datasource.*} (H2 on disk by default), or none. */
+    /** The journal: MyBatis over {@code spring.datasource.*} (SQLite on disk by default), or none. */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization // Flyway first: the engine starts writing as soon as it exists
+    @DependsOn(EmbeddedJournalConfiguration.FORMER_H2_IMPORTED)
     public Journal journal(DelayProperties properties, ObjectProvider<SqlSessionFactory> sessions, Clock clock) {
         var j = properties.getJournal();
         if (j.getMode() == JournalMode.OFF) {

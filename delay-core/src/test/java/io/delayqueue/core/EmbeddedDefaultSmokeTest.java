@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.journal.mybatis.JournalMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.function.Supplier;
 import org.apache.ibatis.session.SqlSession;
@@ -29,6 +33,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -52,20 +57,30 @@ class EmbeddedDefaultSmokeTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** The journal's H2 file, here rather than in ./data, so that a run leaves nothing behind. */
+    /** The journal's SQLite file, here rather than in ./data, so that a run leaves nothing behind. */
     @TempDir
     static Path journalDir;
 
     @DynamicPropertySource
     static void prefix(DynamicPropertyRegistry registry) {
         registry.add("delay.redis.prefix", () -> PREFIX);
-        registry.add("spring.datasource.url", () -> EmbeddedDefaultSmokeTest.h2Url(journalDir));
+        registry.add("spring.datasource.url", () -> EmbeddedDefaultSmokeTest.defaultJournalUrl(journalDir));
     }
 
-    /** The embedded default's journal URL (application.properties) with the file moved to {@code dir}. */
-    static String h2Url(Path dir) {
-        return "jdbc:h2:file:" + dir.resolve("dq").toAbsolutePath()
-                + ";MODE=MySQL;DATABASE_TO_LOWER=TRUE;CASE_INSENSITIVE_IDENTIFIERS=TRUE";
+    /**
+     * The embedded default's journal URL (application.properties, options and all) with its folder {@code ./data}
+     * moved to {@code dir}.
+     */
+    static String defaultJournalUrl(Path dir) {
+        try (InputStream in = new ClassPathResource("application.properties").getInputStream()) {
+            Properties defaults = new Properties();
+            defaults.load(in);
+            String url = defaults.getProperty("spring.datasource.url");
+            assertThat(url).as("the default journal URL").contains("./data/");
+            return url.replace("./data/", dir.toAbsolutePath() + "/");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @LocalServerPort
@@ -150,10 +165,13 @@ class EmbeddedDefaultSmokeTest {
         });
         assertThat(status).isEqualTo("FINISHED");
 
-        // the embedded default journals to an H2 file (here in the test's temporary directory)
+        // the embedded default journals to a SQLite file (here in the test's temporary directory), in WAL mode
         assertThat(environment.getProperty("delay.journal.mode", "sync")).isEqualToIgnoringCase("sync");
-        assertThat(Files.exists(journalDir.resolve("dq.mv.db")))
-                .as("H2 file in %s", journalDir)
+        assertThat(Files.exists(journalDir.resolve("delay-queue.db")))
+                .as("SQLite file in %s", journalDir)
+                .isTrue();
+        assertThat(Files.exists(journalDir.resolve("delay-queue.db-wal")))
+                .as("SQLite's write-ahead log in %s", journalDir)
                 .isTrue();
         String events = awaitValue(Duration.ofSeconds(10), "the journal has the job's FINISHED", () -> {
             try {

@@ -24,7 +24,7 @@ import redis.clients.jedis.Jedis;
 
 /**
  * The README's run command, stopped and started again: its embedded Redis starts empty each time, and the
- * H2 journal on disk brings back every pending job (restore on start), but not a deleted one.
+ * SQLite journal on disk brings back every pending job (restore on start), but not a deleted one.
  */
 class EmbeddedRestartTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,7 +41,7 @@ class EmbeddedRestartTest {
             "--server.port=0",
             "--spring.main.banner-mode=off",
             "--delay.redis.prefix=" + prefix,
-            "--spring.datasource.url=" + EmbeddedDefaultSmokeTest.h2Url(journalDir)
+            "--spring.datasource.url=" + EmbeddedDefaultSmokeTest.defaultJournalUrl(journalDir)
         };
         List<String> pending = new ArrayList<>();
         String deleted;

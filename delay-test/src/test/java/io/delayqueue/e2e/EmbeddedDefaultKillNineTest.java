@@ -19,10 +19,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's run command (embedded Redis, the H2 file journal under {@code ./data}, nothing configured)
+ * The README's run command (embedded Redis, the SQLite journal {@code ./data/delay-queue.db}, nothing configured)
  * killed with {@code kill -9} while concurrent clients push, right after some pushes were answered 200, then
- * started again in the same directory: every push answered 200 is delivered. H2 keeps a commit in memory for
- * up to 500 ms by default, so without forcing each group commit to disk the last answered pushes were lost.
+ * started again in the same directory: every push answered 200 is delivered. A push is answered once its group's
+ * commit is in SQLite's write-ahead log and the log is forced to disk ({@code WalSync}); the restart replays the log.
+ * (The former default, H2, kept a commit in memory for up to 500 ms: without forcing each group commit to disk,
+ * the last answered pushes were lost.)
  */
 class EmbeddedDefaultKillNineTest {
     private static final int CLIENTS = 16;
@@ -35,7 +37,8 @@ class EmbeddedDefaultKillNineTest {
     Path workDir;
 
     @Test
-    void every_push_answered_200_before_kill_9_is_delivered_after_a_restart_on_the_same_h2_file() throws Exception {
+    void every_push_answered_200_before_kill_9_is_delivered_after_a_restart_on_the_same_journal_file()
+            throws Exception {
         Map<String, Integer> printed = ServiceProcess.newCounts();
         Set<String> answered = ConcurrentHashMap.newKeySet();
         AtomicInteger refused = new AtomicInteger();
@@ -43,6 +46,12 @@ class EmbeddedDefaultKillNineTest {
                 "--delay.dispatch.default=console", "--logging.level.root=warn", "--logging.level.io.delayqueue=info");
         try (ServiceProcess first = ServiceProcess.start("embedded-kill9-first", args, printed, workDir)) {
             first.awaitUp(START);
+            assertThat(workDir.resolve("data/delay-queue.db"))
+                    .as("the embedded default's journal, SQLite")
+                    .exists();
+            assertThat(workDir.resolve("data/delay-queue.mv.db"))
+                    .as("no H2 file")
+                    .doesNotExist();
             Api api = first.api();
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> clients = new ArrayList<>();
@@ -55,7 +64,7 @@ class EmbeddedDefaultKillNineTest {
                                     // due a few seconds later: after the kill, before the restart is up
                                     Api.Response r = api.post(
                                             "/push",
-                                            "{\"topic\":\"e2e.kill9.h2\",\"body\":\"" + client + "-" + i
+                                            "{\"topic\":\"e2e.kill9\",\"body\":\"" + client + "-" + i
                                                     + "\",\"delay\":3000}");
                                     if (r.status() == 200) {
                                         answered.add(r.data().asText());

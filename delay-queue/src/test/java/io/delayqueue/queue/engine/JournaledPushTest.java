@@ -1,7 +1,9 @@
 package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
@@ -15,6 +17,8 @@ import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
 import io.delayqueue.queue.testing.TestIds;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -30,8 +34,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Pushes through the engine with the MyBatis journal in {@code sync} mode (H2 in MySQL mode) and the Redis
- * store: concurrent pushes share rounds, and one id pushed several times in a round is created once.
+ * Pushes through the engine with the MyBatis journal in {@code sync} mode on SQLite (the embedded default) and the
+ * Redis store: concurrent pushes share rounds, one id pushed several times in a round is created once, and a push
+ * the journal cannot write is refused with nothing written.
  */
 class JournaledPushTest {
     private static final long T0 = 1_700_000_000_000L;
@@ -44,7 +49,8 @@ class JournaledPushTest {
     @BeforeEach
     void setUp() {
         redis = new RedisFixture();
-        db = JournalDatabase.h2();
+        // a short busy_timeout: a_push_the_journal_cannot_write_...
+        db = JournalDatabase.sqlite("?journal_mode=WAL&synchronous=NORMAL&busy_timeout=300");
         journal = db.journal(4, new ManualClock(T0));
         engine = engineOn(journal);
     }
@@ -226,5 +232,35 @@ class JournaledPushTest {
                 .as("jobs in Redis")
                 .isEqualTo(32 * 50 + 1);
         assertThat(journal.commits()).as("commits for %d pushes", 32 * 51).isLessThan(32 * 51);
+    }
+
+    /**
+     * Another process holds the SQLite file's write lock (a backup tool, a second instance on the same file) past
+     * the journal's {@code busy_timeout}: the push is answered 503 with the reason, and nothing of it is written,
+     * neither in the journal nor in Redis. Once the lock is released, the next push is written.
+     */
+    @Test
+    void a_push_the_journal_cannot_write_because_its_file_is_locked_is_refused_503_and_nothing_is_written()
+            throws Exception {
+        try (Connection other = db.connection()) {
+            other.setAutoCommit(false);
+            try (Statement lock = other.createStatement()) {
+                lock.executeUpdate("DELETE FROM delay_queue_job_log WHERE 0"); // takes the write lock
+            }
+            assertThatThrownBy(() -> engine.push(
+                            PushRequest.of("orders", "locked out", 1000).withId("locked-out")))
+                    .isInstanceOfSatisfying(DelayQueueException.class, e -> assertThat(e.httpStatus())
+                            .isEqualTo(503))
+                    .hasMessageContaining("not written")
+                    .hasMessageContaining("locked");
+            other.rollback();
+        }
+
+        assertThat(journal.find("locked-out")).isEmpty();
+        assertThatThrownBy(() -> engine.get("locked-out")).isInstanceOf(DelayQueueException.JobNotFound.class);
+        PushResult after =
+                engine.push(PushRequest.of("orders", "after the lock", 1000).withId("locked-out"));
+        assertThat(after.created()).isTrue();
+        assertThat(journal.find("locked-out").orElseThrow().body()).isEqualTo("after the lock");
     }
 }

@@ -4,8 +4,13 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.JournalSettings;
+import io.delayqueue.queue.journal.mybatis.JournalDialect;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -15,12 +20,14 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.apache.ibatis.mapping.Environment;
 import org.apache.ibatis.session.Configuration;
@@ -31,8 +38,8 @@ import org.flywaydb.core.Flyway;
 
 /**
  * A journal database of its own for one test: on the machine's MariaDB ({@code root@127.0.0.1:3306}, empty
- * password) a database {@code dq_test_<random>} created here and dropped by {@link #close()}, or an H2
- * in-memory database in MySQL mode. The schema comes from the migrations in the jar
+ * password) a database {@code dq_test_<random>} created here and dropped by {@link #close()}, an H2
+ * in-memory database in MySQL mode, or a SQLite file in a temporary folder (the embedded default). The schema comes from the migrations in the jar
  * ({@code classpath:db/migration}, i.e. {@code sql/}), applied by Flyway as the service does.
  *
  * <p>The journal reaches the database through a {@link Gate}: a test can hold every new connection (to make
@@ -62,9 +69,17 @@ public final class JournalDatabase implements AutoCloseable {
     private final boolean mariaDb;
     private final HikariDataSource pool;
     private final Gate gate;
+    /** The folder of a SQLite database's files, deleted on close; null for the others. */
+    private final Path folder;
 
     private JournalDatabase(String name, boolean mariaDb, String url, String user, boolean migrate, int poolSize) {
+        this(name, mariaDb, url, user, migrate, poolSize, null);
+    }
+
+    private JournalDatabase(
+            String name, boolean mariaDb, String url, String user, boolean migrate, int poolSize, Path folder) {
         this.name = name;
+        this.folder = folder;
         this.mariaDb = mariaDb;
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
@@ -86,11 +101,13 @@ public final class JournalDatabase implements AutoCloseable {
 
     /** Applies the schema from the migrations in the jar ({@code sql/}) with Flyway, as the service does at start-up. */
     public static void migrate(DataSource dataSource) {
-        Flyway.configure()
-                .dataSource(dataSource)
-                .locations("classpath:db/migration")
-                .load()
-                .migrate();
+        String migrations;
+        try (Connection c = dataSource.getConnection()) {
+            migrations = JournalDialect.of(c).migrations();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot reach the journal database to migrate it", e);
+        }
+        Flyway.configure().dataSource(dataSource).locations(migrations).load().migrate();
     }
 
     /** A MyBatis session factory over {@code dataSource}, with JDBC transactions, as the service configures it. */
@@ -171,6 +188,30 @@ public final class JournalDatabase implements AutoCloseable {
                 8);
     }
 
+    /**
+     * A new SQLite database in a file of a temporary folder (deleted by {@link #close()}), with the options of the
+     * embedded default ({@link #SQLITE_OPTIONS}).
+     */
+    public static JournalDatabase sqlite() {
+        return sqlite(SQLITE_OPTIONS);
+    }
+
+    /** As {@link #sqlite()}, with the URL's options ({@code ?journal_mode=WAL&...}) given. */
+    public static JournalDatabase sqlite(String options) {
+        String name = randomName();
+        Path folder;
+        try {
+            folder = Files.createTempDirectory(name);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new JournalDatabase(
+                name, false, "jdbc:sqlite:" + folder.resolve("delay-queue.db") + options, "", true, 8, folder);
+    }
+
+    /** The options of the embedded default's URL (delay-core's {@code application.properties}). */
+    public static final String SQLITE_OPTIONS = "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=10000";
+
     public String name() {
         return name;
     }
@@ -249,6 +290,23 @@ public final class JournalDatabase implements AutoCloseable {
         if (mariaDb) {
             executeOnServer("DROP DATABASE IF EXISTS " + name);
         }
+        if (folder != null) {
+            try (Stream<Path> files = Files.walk(folder)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(file);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** The folder of a SQLite database's files ({@link #sqlite()}). */
+    public Path folder() {
+        if (folder == null) {
+            throw new IllegalStateException(name + " is not a SQLite database");
+        }
+        return folder;
     }
 
     /** Whether the MariaDB server still has this database (after {@link #close()}: it should not). */

@@ -79,7 +79,7 @@ public final class ServiceProcess implements AutoCloseable {
 
     /**
      * As {@link #start(String, List, Map)}, in {@code workDir} (null: this JVM's): where the default journal
-     * ({@code ./data}, an H2 file) lives.
+     * ({@code ./data/delay-queue.db}, a SQLite file) lives.
      */
     public static ServiceProcess start(String name, List<String> args, Map<String, Integer> printed, Path workDir) {
         if (!Files.isRegularFile(EXEC_JAR)) {

@@ -5,9 +5,9 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Transition;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.apache.ibatis.exceptions.PersistenceException;
 import org.apache.ibatis.session.ExecutorType;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
@@ -26,8 +27,9 @@ import org.apache.ibatis.session.TransactionIsolationLevel;
 /**
  * The SQL of one group commit: writes the rows of a group of {@link WriteEntry entries} in ONE transaction of
  * multi-row statements (new jobs, log rows, status updates), commits it, forces it to disk on H2, and rolls it
- * back whole on any failure. Deciding when to write a group, retrying it and answering its callers is the
- * {@link GroupCommitWriter}'s job; this class writes once per call.
+ * back whole on any failure. On SQLite it waits for its turn first ({@link WriterTurns}). Deciding when to write a
+ * group, retrying it and answering its callers is the {@link GroupCommitWriter}'s job; this class writes once per
+ * call.
  *
  * <p>Two persistence styles meet here, on purpose: the two inserts (most of a group's rows) are plain JDBC batches
  * ({@link RowInserts}) on the session's connection, every other statement goes through {@link JournalMapper}; all
@@ -41,8 +43,12 @@ final class GroupTransaction {
     private final int shards;
     private final String host;
     private final Clock clock;
-    /** Whether the database is H2, whose commits must be forced to disk by hand; known at the first write. */
-    private volatile Boolean h2;
+    /** One writer at a time on SQLite; and the database's dialect, known at the first write. */
+    private final WriterTurns turns;
+    /** SQLite's log when commits leave it to be forced ({@code synchronous=NORMAL}); known at the first write. */
+    private volatile WalSync walSync;
+
+    private volatile boolean walResolved;
 
     /** One committed group: per create entry the ids that already existed, the rows written, the time it took. */
     record Written(Map<WriteEntry, Set<String>> existing, int rows, long nanos) {}
@@ -51,8 +57,9 @@ final class GroupTransaction {
      * @param shards the queue's shard count: each job row records its shard
      * @param host what the log rows' {@code host} column says
      */
-    GroupTransaction(SqlSessionFactory sessions, int shards, String host, Clock clock) {
+    GroupTransaction(SqlSessionFactory sessions, WriterTurns turns, int shards, String host, Clock clock) {
         this.sessions = sessions;
+        this.turns = turns;
         this.shards = shards;
         this.host = host;
         this.clock = clock;
@@ -68,15 +75,35 @@ final class GroupTransaction {
      * @throws JournalFailures.CommitBrokeOff when the commit statement itself failed (it may have landed)
      */
     Written write(List<WriteEntry> batch, boolean lookUpIds) {
-        long now = clock.millis();
         long startNanos = System.nanoTime();
+        boolean durable = batch.stream().anyMatch(e -> e.done() != null);
+        long[] commitNumber = {0};
+        Written written = writeInTurn(batch, lookUpIds, durable, commitNumber);
+        WalSync wal = walSync;
+        if (durable && wal != null) {
+            // outside the turn: the next group commits while this fsync runs, and one fsync covers both
+            try {
+                wal.force(commitNumber[0]);
+            } catch (IOException e) {
+                throw new JournalFailures.CommitBrokeOff(new DelayQueueException.OutcomeUnknown(
+                        "the journal committed but could not force its log to disk: " + e.getMessage(), e));
+            }
+        }
+        return new Written(written.existing(), written.rows(), System.nanoTime() - startNanos);
+    }
+
+    /** The group's transaction, in this writer's turn; {@code commitNumber[0]} gets the commit's number for a wal. */
+    private Written writeInTurn(List<WriteEntry> batch, boolean lookUpIds, boolean durable, long[] commitNumber) {
+        long now = clock.millis();
         // A BATCH session: the existence query runs at once, then every insert and update is queued as a JDBC
         // batch of one static statement and sent at commit; with rewriteBatchedStatements=true, MySQL's driver
         // turns each batch into multi-row statements (sized to max_allowed_packet). Far cheaper on the CPU
         // than a dynamic <foreach> of thousands of rows.
         // READ COMMITTED: the group only inserts and updates by primary key, so it needs none of the gap locks
         // of REPEATABLE READ, which are what concurrent inserts into one index range deadlock on.
-        try (SqlSession session = sessions.openSession(ExecutorType.BATCH, TransactionIsolationLevel.READ_COMMITTED)) {
+        try (SqlSession session = sessions.openSession(ExecutorType.BATCH, TransactionIsolationLevel.READ_COMMITTED);
+                WriterTurns.Turn turn = takeTurn(session)) {
+            resolveWalSync(session);
             try {
                 JournalMapper mapper = session.getMapper(JournalMapper.class);
                 // grows with the group: the second push of one client id in a group finds the first
@@ -98,18 +125,19 @@ final class GroupTransaction {
                 // bypass it
                 try {
                     session.commit(true);
-                    if (batch.stream().anyMatch(e -> e.done() != null)) {
+                    WalSync wal = walSync;
+                    if (wal != null) {
+                        commitNumber[0] = wal.committed();
+                    }
+                    if (durable) {
                         // lagged entries alone need not wait for the disk: H2 writes them within its WRITE_DELAY,
-                        // and the next forced commit forces them too
+                        // and the next forced commit forces them too (as the next fsync of SQLite's log does)
                         forceToDisk(session.getConnection());
                     }
                 } catch (RuntimeException broken) {
                     throw new JournalFailures.CommitBrokeOff(broken);
                 }
-                return new Written(
-                        rows.existingByEntry,
-                        rows.newJobs.size() + rows.logRows.size(),
-                        System.nanoTime() - startNanos);
+                return new Written(rows.existingByEntry, rows.newJobs.size() + rows.logRows.size(), 0);
             } catch (RuntimeException | Error failure) {
                 // nothing of a failed group may land: closing the session does not roll back (see above), and
                 // its reset of the connection to auto-commit would commit what the group wrote so far
@@ -195,28 +223,39 @@ final class GroupTransaction {
         }
     }
 
+    /** Reads once whether commits leave SQLite's log to be forced by {@link WalSync}. */
+    private void resolveWalSync(SqlSession session) {
+        if (walResolved) {
+            return;
+        }
+        try {
+            Connection connection = session.getConnection();
+            walSync = turns.dialect(connection) == JournalDialect.SQLITE ? WalSync.of(connection) : null;
+            walResolved = true;
+        } catch (SQLException e) {
+            throw new PersistenceException("the journal database is unavailable: " + e.getMessage(), e);
+        }
+    }
+
+    /** This writer's turn on a single-writer database (SQLite), taken before the group's first statement. */
+    private WriterTurns.Turn takeTurn(SqlSession session) {
+        try {
+            return turns.take(session.getConnection());
+        } catch (SQLException e) {
+            throw new PersistenceException("the journal database is unavailable: " + e.getMessage(), e);
+        }
+    }
+
     /**
-     * Makes a commit durable where the database does not: H2 (the embedded default) keeps a committed
-     * transaction in memory and writes its store out later ({@code WRITE_DELAY}, 500 ms by default), and even a
-     * written store is in the OS's cache, not forced to the device. {@code CHECKPOINT SYNC} writes the store and
-     * forces the file ({@code FileChannel.force}), so an answered push survives {@code kill -9}, an OS crash and
-     * a power loss, as on InnoDB with its default {@code innodb_flush_log_at_trx_commit=1}. One per group that
-     * a caller waits for, shared by every push in it. MySQL and MariaDB need nothing more than their commit.
+     * Makes a commit durable where the commit alone does not ({@link JournalDialect#forceToDisk}: H2). One per
+     * group that a caller waits for, shared by every push in it.
      *
      * <p>A failure here comes after the commit: the rows are committed but perhaps not on disk, so the callers'
      * outcome is unknown, not refused.
      */
     private void forceToDisk(Connection connection) {
         try {
-            Boolean isH2 = h2;
-            if (isH2 == null) {
-                h2 = isH2 = "H2".equals(connection.getMetaData().getDatabaseProductName());
-            }
-            if (isH2) {
-                try (Statement sync = connection.createStatement()) {
-                    sync.execute("CHECKPOINT SYNC");
-                }
-            }
+            turns.dialect(connection).forceToDisk(connection);
         } catch (SQLException e) {
             throw new DelayQueueException.OutcomeUnknown(
                     "the journal committed but could not force the commit to disk: " + e.getMessage(), e);

@@ -14,6 +14,11 @@ import java.util.regex.Pattern;
 final class JournalFailures {
     private static final Pattern REFUSED_COLUMN =
             Pattern.compile("column [`'\"]?(?:\\w+[`'\"]?\\.[`'\"]?)*(\\w+)[`'\"]?");
+    /**
+     * SQLite names the column in its constraint's message ({@code NOT NULL constraint failed: delay_queue_job.url};
+     * the schema's length checks are named after their columns: {@code CHECK constraint failed: url}).
+     */
+    private static final Pattern REFUSED_CONSTRAINT = Pattern.compile("constraint failed: (?:\\w+\\.)?(\\w+)");
 
     private JournalFailures() {}
 
@@ -26,8 +31,8 @@ final class JournalFailures {
 
     /**
      * Whether a failed commit is worth writing again at once: a deadlock or lock wait (SQLState class 40,
-     * MySQL errors 1213 and 1205), or a duplicate key (1062, SQLState 23505), which is a client-supplied id that
-     * another writer committed meanwhile (the retry finds it and reports it as existing).
+     * MySQL errors 1213 and 1205), or a duplicate key (1062, SQLState 23505, SQLite's primary key constraint), which
+     * is a client-supplied id that another writer committed meanwhile (the retry finds it and reports it as existing).
      */
     static boolean isTransient(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
@@ -41,7 +46,8 @@ final class JournalFailures {
                         || code == 1205
                         || code == 1062
                         || "23505".equals(state) // a unique key (H2)
-                        || (state != null && state.startsWith("40"))) {
+                        || (state != null && state.startsWith("40"))
+                        || isSqlite(sql, "SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE")) {
                     return true;
                 }
             }
@@ -52,7 +58,10 @@ final class JournalFailures {
     /** Whether a failed commit met a duplicate key: a client-supplied id journaled already. */
     static boolean isDuplicateKey(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql && (sql.getErrorCode() == 1062 || "23505".equals(sql.getSQLState()))) {
+            if (t instanceof SQLException sql
+                    && (sql.getErrorCode() == 1062
+                            || "23505".equals(sql.getSQLState())
+                            || isSqlite(sql, "SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"))) {
                 return true;
             }
         }
@@ -69,10 +78,13 @@ final class JournalFailures {
             if (t instanceof SQLException sql) {
                 String state = sql.getSQLState();
                 int code = sql.getErrorCode();
-                if (code == 1062 || "23505".equals(state)) {
+                if (code == 1062
+                        || "23505".equals(state)
+                        || isSqlite(sql, "SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE")) {
                     return false;
                 }
                 if ((state != null && (state.startsWith("22") || state.startsWith("23")))
+                        || isSqlite(sql, "SQLITE_CONSTRAINT", "SQLITE_TOOBIG", "SQLITE_MISMATCH")
                         || code == 1366 // incorrect string value
                         || code == 1406 // data too long
                         || code == 1048 // column cannot be null
@@ -88,9 +100,28 @@ final class JournalFailures {
     static DelayQueueException rowRefused(Throwable failure) {
         String message = rootMessage(failure);
         Matcher column = REFUSED_COLUMN.matcher(message);
-        String field = column.find() ? fieldOf(column.group(1)) : "job";
+        Matcher constraint = REFUSED_CONSTRAINT.matcher(message);
+        String field =
+                column.find() ? fieldOf(column.group(1)) : constraint.find() ? fieldOf(constraint.group(1)) : "job";
         return new DelayQueueException.InvalidField(
                 field, "is refused by the journal database, nothing was written: " + message);
+    }
+
+    /**
+     * Whether {@code e} is the SQLite driver's, with one of the result codes (or their extended codes): it starts
+     * its messages with the code's name in brackets ({@code [SQLITE_BUSY] ...}) and sets no SQLState.
+     */
+    private static boolean isSqlite(SQLException e, String... codes) {
+        String message = e.getMessage();
+        if (message == null || !message.startsWith("[SQLITE_")) {
+            return false;
+        }
+        for (String code : codes) {
+            if (message.startsWith("[" + code + "]") || message.startsWith("[" + code + "_")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String fieldOf(String column) {

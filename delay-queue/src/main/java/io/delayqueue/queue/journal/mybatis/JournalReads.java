@@ -7,6 +7,7 @@ import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.PurgedRows;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -17,6 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import org.apache.ibatis.exceptions.PersistenceException;
 import org.apache.ibatis.session.ExecutorType;
 import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
@@ -25,16 +27,19 @@ import org.apache.ibatis.session.TransactionIsolationLevel;
 /**
  * Everything of the journal but the group commits: look-ups, restore and tier pages, the reconciler's count,
  * the shard backfill and retention's purge. Each call opens a session (connection) of its own, apart from the
- * writers, and turns a database failure into {@link DelayQueueException.Unavailable}.
+ * writers, and turns a database failure into {@link DelayQueueException.Unavailable}. The purge and the backfill
+ * write: on SQLite they take their turn among the writers ({@link WriterTurns}).
  *
  * <p>Threading: stateless; safe from any thread.
  */
 final class JournalReads {
     private final SqlSessionFactory sessions;
+    private final WriterTurns turns;
     private final int shards;
 
-    JournalReads(SqlSessionFactory sessions, int shards) {
+    JournalReads(SqlSessionFactory sessions, WriterTurns turns, int shards) {
         this.sessions = sessions;
+        this.turns = turns;
         this.shards = shards;
     }
 
@@ -77,7 +82,8 @@ final class JournalReads {
      * about four rows per job, by key, so its locks are few and held for milliseconds.
      */
     PurgedRows purgeFinished(long updatedBefore, int limit) {
-        try (SqlSession session = sessions.openSession(ExecutorType.SIMPLE, TransactionIsolationLevel.READ_COMMITTED)) {
+        try (SqlSession session = sessions.openSession(ExecutorType.SIMPLE, TransactionIsolationLevel.READ_COMMITTED);
+                WriterTurns.Turn turn = takeTurn(session)) {
             try {
                 JournalMapper mapper = session.getMapper(JournalMapper.class);
                 // one status at a time: an equality and a range on the index (H2 answers an IN list over it with
@@ -130,7 +136,7 @@ final class JournalReads {
      * values.
      */
     int assignMissingShards(int limit) {
-        return read(m -> {
+        return write(m -> {
             List<String> ids = m.idsWithoutShard(limit);
             Map<Integer, List<String>> byShard = new TreeMap<>();
             for (String id : ids) {
@@ -151,6 +157,24 @@ final class JournalReads {
             return query.apply(session.getMapper(JournalMapper.class));
         } catch (RuntimeException e) {
             throw unavailable(e);
+        }
+    }
+
+    /** As {@link #read}, for auto-committed writes: in this writer's turn on SQLite ({@link WriterTurns}). */
+    private <T> T write(Function<JournalMapper, T> statements) {
+        try (SqlSession session = sessions.openSession(true);
+                WriterTurns.Turn turn = takeTurn(session)) {
+            return statements.apply(session.getMapper(JournalMapper.class));
+        } catch (RuntimeException e) {
+            throw unavailable(e);
+        }
+    }
+
+    private WriterTurns.Turn takeTurn(SqlSession session) {
+        try {
+            return turns.take(session.getConnection());
+        } catch (SQLException e) {
+            throw new PersistenceException(e.getMessage(), e);
         }
     }
 

@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ibatis.session.SqlSessionFactory;
 
 /**
- * {@link Journal} on MySQL/MariaDB (or H2 in MySQL mode) through MyBatis, with a group-commit writer. This class
+ * {@link Journal} on MySQL/MariaDB, SQLite (the embedded default) or H2 in MySQL mode through MyBatis, with a
+ * group-commit writer; what differs between them is in {@link JournalDialect}. This class
  * turns the journal's calls into {@link WriteEntry entries} and answers; the work is done by:
  *
  * <ul>
@@ -89,10 +90,11 @@ public final class MyBatisJournal implements Journal {
         if (!sessions.getConfiguration().hasMapper(JournalMapper.class)) {
             sessions.getConfiguration().addMapper(JournalMapper.class);
         }
-        this.reads = new JournalReads(sessions, shards);
+        WriterTurns turns = new WriterTurns();
+        this.reads = new JournalReads(sessions, turns, shards);
         this.backlog = new JournalBacklog(clock, settings.queueCapacity());
-        this.commit =
-                new GroupCommit(new GroupTransaction(sessions, shards, truncated(hostName(), 255), clock), backlog);
+        this.commit = new GroupCommit(
+                new GroupTransaction(sessions, turns, shards, truncated(hostName(), 255), clock), backlog);
         this.writer = new GroupCommitWriter(
                 backlog,
                 commit,

@@ -2,7 +2,7 @@ package io.delayqueue.queue.journal.mybatis;
 
 import io.delayqueue.queue.testing.JournalDatabase;
 
-/** Journal retention on H2 in MySQL mode, the embedded default, in a database of the test's own. */
+/** Journal retention on H2 in MySQL mode (the embedded default before SQLite; still supported), in a database of the test's own. */
 class JournalRetentionH2Test extends JournalRetentionContract {
     @Override
     JournalDatabase openDatabase() {
