@@ -92,6 +92,7 @@ record BenchOptions(
             "pull",
             "e2e",
             "canary",
+            "retry-storm",
             "burst",
             "lateness",
             "memory",
@@ -124,7 +125,7 @@ record BenchOptions(
               --e2e-seconds S         seconds per end-to-end run (20)
               --canary-topics N       other topics beside the one-topic canary (20000)
               --systems a,b           of inprocess,http,embedded,redisson (all), http-before,embedded-before
-              --figures a,b           of push,callback,pull,e2e,canary,burst,lateness,memory,purge,
+              --figures a,b           of push,callback,pull,e2e,canary,retry-storm,burst,lateness,memory,purge,
                                       tier-push,tier-lateness,tier-memory (all)
               --service-jar FILE      the service jar of http and embedded (this tree's delay-core-exec.jar)
               --before-jar FILE       an earlier build's jar, run as http-before and embedded-before beside them

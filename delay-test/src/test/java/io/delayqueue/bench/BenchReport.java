@@ -144,6 +144,20 @@ final class BenchReport {
                         1,
                         "≤ 3x alone"),
                 new Row(
+                        "retry-storm-quiet",
+                        "push p99, one job per call at " + o.canaryRate() + "/s, quiet (ms)",
+                        Kind.RETRY_STORM,
+                        "quietPushP99Ms",
+                        1,
+                        ""),
+                new Row(
+                        "retry-storm",
+                        "the same while a client re-pushes 1,000 known ids without pause (ms)",
+                        Kind.RETRY_STORM,
+                        "stormPushP99Ms",
+                        1,
+                        "≤ 3x quiet"),
+                new Row(
                         "burst",
                         "hand-over in-process, " + number(o.burstJobs(), 0) + " due at one instant (jobs/s)",
                         Kind.BURST,

@@ -18,6 +18,7 @@ interface BenchTarget extends AutoCloseable {
         PULL_BURST,
         CALLBACK_LATENESS,
         CANARY,
+        RETRY_STORM,
         BURST,
         LATENESS,
         MEMORY,
@@ -37,7 +38,7 @@ interface BenchTarget extends AutoCloseable {
     default String notMeasured(Kind kind) {
         return switch (kind) {
             case TIER_PUSH, TIER_LATENESS, TIER_MEMORY -> NO_TIERS;
-            case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY -> OVER_HTTP;
+            case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY, RETRY_STORM -> OVER_HTTP;
             default -> null;
         };
     }
@@ -121,6 +122,14 @@ interface BenchTarget extends AutoCloseable {
      * ({@code pushP99Ms}, {@code latenessP99Ms}, {@code alonePushP99Ms}, {@code aloneLatenessP99Ms}).
      */
     default RunResult canary(int topics, int rate, Duration duration) throws Exception {
+        throw new UnsupportedOperationException(OVER_HTTP);
+    }
+
+    /**
+     * One-job pushes at a steady rate, quiet and while another client re-pushes {@code knownIds} known client ids
+     * ({@code quietPushP99Ms}, {@code stormPushP99Ms}).
+     */
+    default RunResult retryStorm(int knownIds, int rate, Duration duration) throws Exception {
         throw new UnsupportedOperationException(OVER_HTTP);
     }
 

@@ -128,6 +128,7 @@ public final class Benchmark {
             case PULL_BURST -> "pull";
             case CALLBACK_LATENESS -> "e2e";
             case CANARY -> "canary";
+            case RETRY_STORM -> "retry-storm";
             case BURST -> "burst";
             case LATENESS -> "lateness";
             case MEMORY -> "memory";
@@ -163,6 +164,13 @@ public final class Benchmark {
                             what + " (" + options.canaryTopics() + " other topics)",
                             target.canary(options.canaryTopics(), options.canaryRate(), options.canaryDuration())));
                     m.note("one run: the topics pushed stay known to the service for its life");
+                }
+                case RETRY_STORM -> {
+                    for (int i = 1; i <= options.runs(); i++) {
+                        m.add(report(
+                                what + " run " + i,
+                                target.retryStorm(1_000, options.canaryRate(), options.canaryDuration())));
+                    }
                 }
                 case PUSH_FEW, PUSH_SINGLE, PUSH_BATCH -> {
                     m.warmUp(warmUpPush(what, target, kind));

@@ -92,7 +92,7 @@ final class HttpTarget implements BenchTarget {
     public String notMeasured(Kind kind) {
         return switch (kind) {
             case PUSH_FEW, PUSH_SINGLE, PUSH_BATCH -> null;
-            case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY -> embedded ? ON_MARIADB : null;
+            case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY, RETRY_STORM -> embedded ? ON_MARIADB : null;
             default -> SAME_ENGINE;
         };
     }
@@ -125,6 +125,11 @@ final class HttpTarget implements BenchTarget {
     @Override
     public RunResult canary(int topics, int rate, Duration duration) throws Exception {
         return thenClean(() -> paths.canary(topics, rate, duration));
+    }
+
+    @Override
+    public RunResult retryStorm(int knownIds, int rate, Duration duration) throws Exception {
+        return thenClean(() -> paths.retryStorm(knownIds, rate, duration));
     }
 
     /** One run of a user path, then the keys and rows it left go. */

@@ -238,7 +238,7 @@ final class InProcessTarget implements BenchTarget {
     @Override
     public String notMeasured(Kind kind) {
         return switch (kind) {
-            case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY -> OVER_HTTP;
+            case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY, RETRY_STORM -> OVER_HTTP;
             default -> null;
         };
     }

@@ -112,6 +112,7 @@ final class RedissonTarget implements BenchTarget {
         return switch (kind) {
             case PULL_BURST -> "its consumers: the hand-over row above";
             case CANARY -> "one queue, no topics";
+            case RETRY_STORM -> "no client ids";
             case PURGE -> "no journal";
             case TIER_PUSH, TIER_LATENESS, TIER_MEMORY -> NO_TIERS;
             default -> null;
@@ -121,7 +122,8 @@ final class RedissonTarget implements BenchTarget {
     /** Redisson has no dispatcher: its hand-over is its consumers taking the jobs, as in {@link #burst}. */
     @Override
     public RunResult callbackBurst(int jobs) throws Exception {
-        return burst(jobs, 5_000);
+        RunResult run = burst(jobs, 5_000);
+        return run.and("lastLateMs", ((Number) run.details().get("secondsFromDueToLast")).doubleValue() * 1e3);
     }
 
     /** Redisson's steady lateness, taken by its consumers, at the same rate. */

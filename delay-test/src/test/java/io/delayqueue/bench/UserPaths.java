@@ -241,6 +241,70 @@ final class UserPaths {
                 .with("beside", many.toMap());
     }
 
+    /**
+     * One-job pushes at a steady {@code rate} (due in an hour), first quiet, then while another client re-pushes
+     * the same {@code knownIds} client ids (the documented retry) in batches without pause: the pushes' p99 both
+     * times ({@code quietPushP99Ms}, {@code stormPushP99Ms}).
+     */
+    RunResult retryStorm(int knownIds, int rate, Duration duration) throws Exception {
+        long due = System.currentTimeMillis() + Duration.ofHours(1).toMillis();
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < knownIds; i++) {
+            sb.append(i > 0 ? "," : "")
+                    .append("{\"id\":\"known-")
+                    .append(i)
+                    .append("\",\"topic\":\"")
+                    .append(CANARY_TOPIC)
+                    .append("\",\"body\":\"x\",\"executeAt\":")
+                    .append(due)
+                    .append('}');
+        }
+        byte[] known = sb.append(']').toString().getBytes(StandardCharsets.UTF_8);
+        AtomicLong stormCalls = new AtomicLong();
+        AtomicBoolean storming = new AtomicBoolean(true);
+        List<Exception> failures = new ArrayList<>();
+        try (HttpConnection c = new HttpConnection("127.0.0.1", port)) {
+            ok(c.postJson("/push/batch", known), "POST /push/batch");
+        }
+        int hour = (int) Duration.ofHours(1).toMillis();
+        ConcurrentHistogram quiet = new ConcurrentHistogram(3);
+        pacedPushes(CANARY_TOPIC, rate, duration, hour, hour, quiet);
+        Thread storm = new Thread(
+                () -> {
+                    try (HttpConnection c = new HttpConnection("127.0.0.1", port)) {
+                        while (storming.get()) {
+                            ok(c.postJson("/push/batch", known), "POST /push/batch of known ids");
+                            stormCalls.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        synchronized (failures) {
+                            failures.add(e);
+                        }
+                    }
+                },
+                "bench-retry-storm");
+        storm.setDaemon(true);
+        storm.start();
+        ConcurrentHistogram during = new ConcurrentHistogram(3);
+        try {
+            pacedPushes(CANARY_TOPIC, rate, duration, hour, hour, during);
+        } finally {
+            storming.set(false);
+            storm.join(30_000);
+        }
+        synchronized (failures) {
+            if (!failures.isEmpty()) {
+                throw new IllegalStateException("the re-pushing client failed: " + failures.get(0), failures.get(0));
+            }
+        }
+        return RunResult.of("quietPushP99Ms", quiet.getValueAtPercentile(99) / 1e3)
+                .and("stormPushP99Ms", during.getValueAtPercentile(99) / 1e3)
+                .with("quietPushP50Ms", quiet.getValueAtPercentile(50) / 1e3)
+                .with("stormPushP50Ms", during.getValueAtPercentile(50) / 1e3)
+                .with("knownIds", knownIds)
+                .with("reKnownBatches", stormCalls.get());
+    }
+
     private RunResult canaryRun(int rate, Duration duration) throws Exception {
         HandOvers handOvers = HandOvers.recordingLateness();
         receiver.recordInto(handOvers);
