@@ -152,7 +152,7 @@ final class BenchReport {
                         ""),
                 new Row(
                         "retry-storm",
-                        "the same while a client re-pushes 1,000 known ids without pause (ms)",
+                        "the same while a client re-pushes 1,000 known ids, 10 batches/s (ms)",
                         Kind.RETRY_STORM,
                         "stormPushP99Ms",
                         1,
