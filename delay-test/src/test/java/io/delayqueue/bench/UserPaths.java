@@ -215,6 +215,7 @@ final class UserPaths {
      * again: its push p99 and lateness p99 both times.
      */
     RunResult canary(int topics, int rate, Duration duration) throws Exception {
+        canaryRun(rate, duration); // a warm-up: the service is a fresh JVM whose JIT is at work under a first load
         RunResult alone = canaryRun(rate, duration);
         long due = System.currentTimeMillis() + Duration.ofHours(1).toMillis();
         try (HttpConnection c = new HttpConnection("127.0.0.1", port)) {
