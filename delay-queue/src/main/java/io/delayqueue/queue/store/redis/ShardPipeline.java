@@ -12,6 +12,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.IntFunction;
 import java.util.function.LongFunction;
@@ -52,11 +53,8 @@ final class ShardPipeline {
             LongFunction<T> result,
             String failedShardLog,
             IntFunction<T[]> newArray) {
-        Map<Integer, List<Integer>> byShard = new TreeMap<>();
-        for (int i = 0; i < jobs.size(); i++) {
-            byShard.computeIfAbsent(JobIds.shardOf(jobs.get(i).id(), shards), s -> new ArrayList<>())
-                    .add(i);
-        }
+        Map<Integer, List<Integer>> byShard =
+                positionsByShard(jobs.size(), i -> jobs.get(i).id());
         List<LuaScript.Call> calls = new ArrayList<>(byShard.size());
         for (var entry : byShard.entrySet()) {
             int shard = entry.getKey();
@@ -71,30 +69,12 @@ final class ShardPipeline {
             }
             calls.add(new LuaScript.Call(keysOf.apply(shard, shardJobs), args));
         }
-        List<Object> replies = call(() -> script.runAll(redis, calls));
         T[] out = newArray.apply(jobs.size());
-        int c = 0;
-        JedisException failure = null;
-        int failedShards = 0;
-        for (List<Integer> positions : byShard.values()) {
-            Object reply = replies.get(c++);
-            if (reply instanceof JedisException failed) { // this shard's call failed: its jobs stay null
-                failure = failed;
-                failedShards++;
-                log.warn(failedShardLog, positions.size(), failed.toString());
-                continue;
-            }
-            List<?> results = (List<?>) reply;
+        runSpreading(script, byShard, calls, failedShardLog, (positions, results) -> {
             for (int k = 0; k < results.size(); k++) {
                 out[positions.get(k)] = result.apply((Long) results.get(k));
             }
-        }
-        if (failedShards == byShard.size() && failure != null) {
-            JedisException everyShard = failure;
-            return call(() -> {
-                throw everyShard;
-            });
-        }
+        });
         return Collections.unmodifiableList(Arrays.asList(out));
     }
 
@@ -105,11 +85,8 @@ final class ShardPipeline {
      */
     List<Outcome> finishAttempts(
             LuaScript finish, IntFunction<List<String>> keysOf, List<Attempt> attempts, long now, long retentionMs) {
-        Map<Integer, List<Integer>> byShard = new TreeMap<>();
-        for (int i = 0; i < attempts.size(); i++) {
-            byShard.computeIfAbsent(JobIds.shardOf(attempts.get(i).id(), shards), s -> new ArrayList<>())
-                    .add(i);
-        }
+        Map<Integer, List<Integer>> byShard =
+                positionsByShard(attempts.size(), i -> attempts.get(i).id());
         List<LuaScript.Call> calls = new ArrayList<>(byShard.size());
         for (var entry : byShard.entrySet()) {
             List<String> args = new ArrayList<>(entry.getValue().size() * 2 + 2);
@@ -121,31 +98,61 @@ final class ShardPipeline {
             }
             calls.add(new LuaScript.Call(keysOf.apply(entry.getKey()), args));
         }
-        List<Object> replies = call(() -> finish.runAll(redis, calls));
         Outcome[] out = new Outcome[attempts.size()];
-        JedisException failure = null;
+        runSpreading(
+                finish,
+                byShard,
+                calls,
+                "Redis did not answer the finish of {} jobs of one shard: {}",
+                (positions, r) -> {
+                    List<Outcome> outcomes = Replies.outcomes(r);
+                    for (int k = 0; k < outcomes.size(); k++) {
+                        out[positions.get(k)] = outcomes.get(k);
+                    }
+                });
+        return Collections.unmodifiableList(Arrays.asList(out));
+    }
+
+    /** The positions of {@code size} items by the shard of each one's id ({@code idAt}), shards in order. */
+    private Map<Integer, List<Integer>> positionsByShard(int size, IntFunction<String> idAt) {
+        Map<Integer, List<Integer>> byShard = new TreeMap<>();
+        for (int i = 0; i < size; i++) {
+            byShard.computeIfAbsent(JobIds.shardOf(idAt.apply(i), shards), s -> new ArrayList<>())
+                    .add(i);
+        }
+        return byShard;
+    }
+
+    /**
+     * Runs {@code calls} (one per shard of {@code byShard}, in its order) in one pipeline and hands each shard's
+     * reply to {@code spread} with the positions of its items. A shard whose call failed is logged ({@code
+     * failedShardLog}: its item count, the failure) and left out; when every shard failed, the failure is thrown.
+     */
+    private void runSpreading(
+            LuaScript script,
+            Map<Integer, List<Integer>> byShard,
+            List<LuaScript.Call> calls,
+            String failedShardLog,
+            BiConsumer<List<Integer>, List<?>> spread) {
+        List<Object> replies = call(() -> script.runAll(redis, calls));
         int c = 0;
+        JedisException failure = null;
+        int failedShards = 0;
         for (List<Integer> positions : byShard.values()) {
             Object reply = replies.get(c++);
-            if (reply instanceof JedisException failed) { // this shard's call failed: its outcomes stay null
+            if (reply instanceof JedisException failed) { // this shard's call failed: its items stay without a result
                 failure = failed;
-                log.warn(
-                        "Redis did not answer the finish of {} jobs of one shard: {}",
-                        positions.size(),
-                        failed.toString());
+                failedShards++;
+                log.warn(failedShardLog, positions.size(), failed.toString());
                 continue;
             }
-            List<Outcome> outcomes = Replies.outcomes((List<?>) reply);
-            for (int k = 0; k < outcomes.size(); k++) {
-                out[positions.get(k)] = outcomes.get(k);
-            }
+            spread.accept(positions, (List<?>) reply);
         }
-        if (failure != null && c == byShard.size() && Arrays.stream(out).allMatch(java.util.Objects::isNull)) {
+        if (failedShards == byShard.size() && failure != null) {
             JedisException everyShard = failure;
-            return call(() -> {
+            call(() -> {
                 throw everyShard;
             });
         }
-        return Collections.unmodifiableList(Arrays.asList(out));
     }
 }
