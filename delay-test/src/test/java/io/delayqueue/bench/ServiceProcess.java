@@ -1,8 +1,7 @@
 package io.delayqueue.bench;
 
+import io.delayqueue.e2e.support.FreePorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +31,7 @@ final class ServiceProcess implements AutoCloseable {
             throw new IllegalStateException(
                     jar + " is missing: bin/bench packages it (mvn -pl delay-test -am package)");
         }
-        int port = freePort();
+        int port = FreePorts.free();
         Files.createDirectories(log.getParent());
         Files.createDirectories(workDir);
         List<String> command = new ArrayList<>(List.of(
@@ -91,12 +90,6 @@ final class ServiceProcess implements AutoCloseable {
                 process.destroyForcibly();
                 process.waitFor(10, TimeUnit.SECONDS);
             }
-        }
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
         }
     }
 }
