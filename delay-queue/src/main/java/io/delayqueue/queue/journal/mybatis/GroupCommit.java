@@ -63,9 +63,6 @@ final class GroupCommit {
             .withJitter(0.5)
             .onRetry(e -> {
                 transientFailures.incrementAndGet();
-                if (JournalFailures.isDuplicateKey(e.getLastException())) {
-                    duplicateSeenNanos = System.nanoTime();
-                }
                 log.debug(
                         "journal commit rolled back ({}); writing the group again",
                         JournalFailures.rootMessage(e.getLastException()));
@@ -117,6 +114,7 @@ final class GroupCommit {
                     Failsafe.with(reissueGroup).get(attempt -> group.write(batch, attempt.isRetry() || lookUpFirst()));
             committed(written);
             if (!written.existing().isEmpty()) {
+                // the group met a known id (on its retry after the insert failed on the key, or looking up first)
                 duplicateSeenNanos = System.nanoTime();
             }
             existing = written.existing();

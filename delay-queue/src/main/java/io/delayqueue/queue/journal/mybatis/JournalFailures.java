@@ -55,19 +55,6 @@ final class JournalFailures {
         return false;
     }
 
-    /** Whether a failed commit met a duplicate key: a client-supplied id journaled already. */
-    static boolean isDuplicateKey(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql
-                    && (sql.getErrorCode() == 1062
-                            || "23505".equals(sql.getSQLState())
-                            || isSqlite(sql, "SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
      * Whether the database refused a row for what it holds rather than for its own state: a data exception
      * (SQLState class 22: data too long, a string it cannot store, a number out of range) or an integrity
