@@ -1,5 +1,7 @@
 package io.delayqueue.bench;
 
+import static org.awaitility.Awaitility.await;
+
 import io.delayqueue.e2e.support.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -60,25 +62,23 @@ final class ServiceProcess implements AutoCloseable {
         return port;
     }
 
-    private void awaitUp(Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("the service exited with " + process.exitValue() + ": see " + log);
-            }
-            try (HttpConnection c = new HttpConnection("127.0.0.1", port)) {
-                HttpConnection.Response r = c.get("/actuator/health");
-                if (r.status() == 200 && r.text().contains("\"UP\"")) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(
-                        "the service was not up within " + timeout.toSeconds() + " s: see " + log);
-            }
-            Thread.sleep(200);
+    private void awaitUp(Duration timeout) {
+        await("the service on port " + port + " is up (its log: " + log + ")")
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(200))
+                .until(this::healthy);
+    }
+
+    /** Whether the health endpoint answers UP; fails at once when the process has exited. */
+    private boolean healthy() {
+        if (!process.isAlive()) {
+            throw new IllegalStateException("the service exited with " + process.exitValue() + ": see " + log);
+        }
+        try (HttpConnection c = new HttpConnection("127.0.0.1", port)) {
+            HttpConnection.Response r = c.get("/actuator/health");
+            return r.status() == 200 && r.text().contains("\"UP\"");
+        } catch (IOException notYet) {
+            return false; // not listening yet
         }
     }
 
