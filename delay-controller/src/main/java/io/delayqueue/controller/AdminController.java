@@ -12,6 +12,7 @@ import io.delayqueue.queue.engine.RestoreReport;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -23,6 +24,7 @@ import org.springframework.web.bind.annotation.RestController;
  * /reStore}, one job by {@code GET /reStoreJob?jobId=} or {@code GET /reStore/{id}}) and {@code GET /clearAll}.
  * Errors are mapped by {@link ApiExceptionHandler}.
  */
+@Tag(name = "admin", description = "restore from the journal, delete every queued job")
 @RestController
 public class AdminController {
     private static final String RESTORE_ONE = "Puts one journaled job back into Redis if Redis lacks it (a DEAD job"

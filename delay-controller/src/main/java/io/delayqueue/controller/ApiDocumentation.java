@@ -101,10 +101,7 @@ public class ApiDocumentation {
                 }
             }
         }
-        Content success =
-                operation.getResponses() != null && operation.getResponses().get("200") != null
-                        ? operation.getResponses().get("200").getContent()
-                        : null;
+        Content success = successContent(operation);
         boolean open = TokenFilter.isOpen(method, path);
         Map<Integer, String> answers = new TreeMap<>();
         answers.put(400, "bad input, nothing done: a query parameter malformed or given twice (the message names it)");
@@ -131,6 +128,20 @@ public class ApiDocumentation {
         if (!open) {
             operation.addSecurityItem(new SecurityRequirement().addList(TOKEN));
         }
+    }
+
+    /**
+     * The envelope springdoc derived from the handler's return type for its 200 (under {@code *}{@code /*}), as the
+     * {@code application/json} every answer is.
+     */
+    private static Content successContent(Operation operation) {
+        var ok = operation.getResponses() == null
+                ? null
+                : operation.getResponses().get("200");
+        if (ok == null || ok.getContent() == null || ok.getContent().isEmpty()) {
+            return null;
+        }
+        return json(ok.getContent().values().iterator().next().getSchema());
     }
 
     private static RequestBody requestBody(String path, String description, EngineConfig config) {

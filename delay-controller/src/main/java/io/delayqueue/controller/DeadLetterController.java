@@ -10,6 +10,7 @@ import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import org.springframework.http.ResponseEntity;
@@ -24,6 +25,7 @@ import org.springframework.web.bind.annotation.RestController;
  * {@code POST /dead/{topic}/requeue} brings back all of them (no body) or those named by {@code
  * {"ids":[...]}}. Errors are mapped by {@link ApiExceptionHandler}.
  */
+@Tag(name = "dead jobs", description = "list and requeue the jobs that used up their attempts")
 @RestController
 public class DeadLetterController {
     static final int DEFAULT_LIMIT = 100;

@@ -22,6 +22,7 @@ import io.delayqueue.queue.store.Attempt;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -40,6 +41,7 @@ import org.springframework.web.bind.annotation.RestController;
  * The job API of DESIGN.md: push, pull, finish, delete, look-up. Errors are mapped by {@link ApiExceptionHandler};
  * what each handler can answer is listed beside it ({@link Answer}) for the API description.
  */
+@Tag(name = "jobs", description = "push, pull, finish, delete and look up jobs")
 @RestController
 public class JobController {
     /** Largest {@code POST /push/batch} request read. */

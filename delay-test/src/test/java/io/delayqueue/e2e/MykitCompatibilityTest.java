@@ -91,11 +91,12 @@ class MykitCompatibilityTest {
         assertThat(STORES.journal().queryLong("SELECT create_time FROM delay_queue_job WHERE id = '21'"))
                 .as("createTime journaled as given")
                 .isEqualTo(createTime);
-        for (long absurd : List.of(-1L, System.currentTimeMillis() + Duration.ofDays(1).toMillis())) {
+        for (long absurd :
+                List.of(-1L, System.currentTimeMillis() + Duration.ofDays(1).toMillis())) {
             Api.Response refused = api.post(
                     "/push",
-                    "{\"body\":\"b\",\"delay\":10000,\"id\":\"absurd\",\"topic\":\"ces\",\"createTime\":"
-                            + absurd + "}");
+                    "{\"body\":\"b\",\"delay\":10000,\"id\":\"absurd\",\"topic\":\"ces\",\"createTime\":" + absurd
+                            + "}");
             assertThat(refused.status())
                     .as("createTime %s: %s", absurd, refused)
                     .isEqualTo(400);
@@ -153,7 +154,9 @@ class MykitCompatibilityTest {
                 .as("with its Redis keys gone, only the journal holds job 24")
                 .isEqualTo("journal");
         Api.Response restoredByPath = api.get("/reStore/24");
-        assertThat(restoredByPath.status()).as("/reStore/{id}: %s", restoredByPath).isEqualTo(200);
+        assertThat(restoredByPath.status())
+                .as("/reStore/{id}: %s", restoredByPath)
+                .isEqualTo(200);
         assertThat(restoredByPath.data().path("restored").asLong()).isEqualTo(1);
         JsonNode restored = api.get("/jobs/24").data();
         assertThat(restored.path("tier").asText()).as("job 24 back in Redis").isEqualTo("redis");
