@@ -8,6 +8,7 @@ import static io.delayqueue.controller.QueryParameters.requireOneJobId;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.queue.engine.DelayQueueEngine;
+import io.delayqueue.queue.engine.EngineStats;
 import io.delayqueue.queue.engine.RestoreReport;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -20,11 +21,12 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The administrative calls, in the forms mykit-delay documents them: restore from the journal ({@code GET
- * /reStore}, one job by {@code GET /reStoreJob?jobId=} or {@code GET /reStore/{id}}) and {@code GET /clearAll}.
+ * The administrative calls: {@code GET /stats}, and in the forms mykit-delay documents them, restore from the
+ * journal ({@code GET /reStore}, one job by {@code GET /reStoreJob?jobId=} or {@code GET /reStore/{id}}) and
+ * {@code GET /clearAll}.
  * Errors are mapped by {@link ApiExceptionHandler}.
  */
-@Tag(name = "admin", description = "restore from the journal, delete every queued job")
+@Tag(name = "admin", description = "statistics, restore from the journal, delete every queued job")
 @RestController
 public class AdminController {
     private static final String RESTORE_ONE = "Puts one journaled job back into Redis if Redis lacks it (a DEAD job"
@@ -109,6 +111,17 @@ public class AdminController {
                         ? "in the journal tier (due beyond the horizon); it is loaded into Redis ahead of its due time"
                         : "already in Redis";
         return ApiResponse.ok(report, message);
+    }
+
+    @Operation(
+            summary = "Queue statistics",
+            description = "Jobs per status, shard and topic; pending jobs per tier; hand-over lateness p50/p99/max"
+                    + " over the last minute; dispatch counts. Open without the token.")
+    @Answer(code = 200, when = "data is the statistics")
+    @Answer(code = 503, when = "Redis is unavailable")
+    @GetMapping("/stats")
+    public ResponseEntity<ApiResponse<EngineStats>> stats() {
+        return ApiResponse.ok(engine.stats(), null);
     }
 
     @Operation(

@@ -13,7 +13,6 @@ import static io.delayqueue.controller.QueryParameters.requireOneJobId;
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.JsonCodec;
 import io.delayqueue.queue.engine.DelayQueueEngine;
-import io.delayqueue.queue.engine.EngineStats;
 import io.delayqueue.queue.engine.FinishOutcome;
 import io.delayqueue.queue.engine.JobDetails;
 import io.delayqueue.queue.engine.PullSettings;
@@ -339,17 +338,6 @@ public class JobController {
                         "history",
                         details.history()),
                 null);
-    }
-
-    @Operation(
-            summary = "Queue statistics",
-            description = "Jobs per status, shard and topic; pending jobs per tier; hand-over lateness p50/p99/max"
-                    + " over the last minute; dispatch counts. Open without the token.")
-    @Answer(code = 200, when = "data is the statistics")
-    @Answer(code = 503, when = "Redis is unavailable")
-    @GetMapping("/stats")
-    public ResponseEntity<ApiResponse<EngineStats>> stats() {
-        return ApiResponse.ok(engine.stats(), null);
     }
 
     /** The raw request body, declared application/json ({@link StrictInputInterceptor}). */
