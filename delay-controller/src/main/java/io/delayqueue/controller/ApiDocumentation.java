@@ -41,13 +41,6 @@ import org.springframework.web.method.HandlerMethod;
 public class ApiDocumentation {
     static final String TOKEN = "token";
 
-    /** The request body of each operation that reads one, by {@code "METHOD path"}. */
-    private static final Map<String, String> BODIES = Map.of(
-            "POST /push", "one job",
-            "POST /push/batch", "up to delay.limits.max-batch-size jobs; one bad job rejects the batch",
-            "POST /jobs/finish", "up to 1000 reserved jobs to finish, each with its attempts as reserved (optional)",
-            "POST /dead/{topic}/requeue", "{\"ids\": [...]}: those dead jobs; no body: every dead job of the topic");
-
     @Bean
     OpenAPI delayQueueOpenApi() {
         return new OpenAPI()
@@ -88,9 +81,9 @@ public class ApiDocumentation {
         RequestMapping mapping = AnnotatedElementUtils.findMergedAnnotation(handler.getMethod(), RequestMapping.class);
         String path = mapping.path().length > 0 ? mapping.path()[0] : mapping.value()[0];
         String method = mapping.method().length > 0 ? mapping.method()[0].name() : "GET";
-        String body = BODIES.get(method + " " + path);
+        RequestBody body = ApiSchemas.bodies(config).get(method + " " + path);
         if (body != null) {
-            operation.requestBody(requestBody(path, body, config));
+            operation.requestBody(body);
         }
         if (operation.getParameters() != null) {
             for (Parameter p : operation.getParameters()) {
@@ -144,44 +137,7 @@ public class ApiDocumentation {
         return json(ok.getContent().values().iterator().next().getSchema());
     }
 
-    private static RequestBody requestBody(String path, String description, EngineConfig config) {
-        Schema<?> schema;
-        String example;
-        boolean required = true;
-        switch (path) {
-            case "/push" -> {
-                schema = new Schema<>().$ref(ApiSchemas.PUSH_REQUEST);
-                example = ApiSchemas.PUSH_EXAMPLE;
-            }
-            case "/push/batch" -> {
-                schema = ApiSchemas.listOf(ApiSchemas.PUSH_REQUEST)
-                        .maxItems(config.limits().maxBatchSize());
-                example = ApiSchemas.BATCH_EXAMPLE;
-            }
-            case "/jobs/finish" -> {
-                schema = ApiSchemas.listOf(ApiSchemas.FINISH_REQUEST);
-                example = ApiSchemas.FINISH_EXAMPLE;
-            }
-            default -> {
-                schema = new Schema<>().$ref(ApiSchemas.REQUEUE_REQUEST);
-                example = ApiSchemas.REQUEUE_EXAMPLE;
-                required = false;
-            }
-        }
-        Content content = json(schema);
-        content.get("application/json").example(parse(example));
-        return new RequestBody().required(required).description(description).content(content);
-    }
-
-    private static Object parse(String json) {
-        try {
-            return io.swagger.v3.core.util.Json.mapper().readTree(json);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static Content json(Schema<?> schema) {
+    static Content json(Schema<?> schema) {
         return new Content().addMediaType("application/json", new MediaType().schema(schema));
     }
 

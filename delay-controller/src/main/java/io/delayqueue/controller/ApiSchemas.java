@@ -4,12 +4,17 @@ import io.delayqueue.queue.engine.DeadLetters;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.engine.JobFactory;
 import io.delayqueue.queue.engine.PullSettings;
+import io.swagger.v3.core.util.Json;
 import io.swagger.v3.oas.models.media.ArraySchema;
 import io.swagger.v3.oas.models.media.BooleanSchema;
+import io.swagger.v3.oas.models.media.Content;
 import io.swagger.v3.oas.models.media.IntegerSchema;
 import io.swagger.v3.oas.models.media.ObjectSchema;
 import io.swagger.v3.oas.models.media.Schema;
 import io.swagger.v3.oas.models.media.StringSchema;
+import io.swagger.v3.oas.models.parameters.RequestBody;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +31,8 @@ final class ApiSchemas {
     static final String FINISH_REQUEST = "FinishRequest";
 
     static final String JOB_ID_PATTERN = QueryParameters.JOB_ID_PATTERN;
-    static final String MAX_SHORT_FIELD = "255";
+    /** The journal's column limit of subtopic and bizKey (JobFactory checks it). */
+    private static final int MAX_SHORT_FIELD = 255;
 
     private ApiSchemas() {}
 
@@ -37,6 +43,44 @@ final class ApiSchemas {
                 FINISH_REQUEST, finishRequest(),
                 REQUEUE_REQUEST, requeueRequest(),
                 ERROR, errorEnvelope());
+    }
+
+    /**
+     * The request body of each operation that reads one, by {@code "METHOD path"}, with the limits of {@code config}
+     * and a valid example.
+     */
+    static Map<String, RequestBody> bodies(EngineConfig config) {
+        return Map.of(
+                "POST /push",
+                body("one job", new Schema<>().$ref(PUSH_REQUEST), PUSH_EXAMPLE, true),
+                "POST /push/batch",
+                body(
+                        "up to delay.limits.max-batch-size jobs; one bad job rejects the batch",
+                        listOf(PUSH_REQUEST).maxItems(config.limits().maxBatchSize()),
+                        BATCH_EXAMPLE,
+                        true),
+                "POST /jobs/finish",
+                body(
+                        "up to 1000 reserved jobs to finish, each with its attempts as reserved (optional)",
+                        listOf(FINISH_REQUEST),
+                        FINISH_EXAMPLE,
+                        true),
+                "POST /dead/{topic}/requeue",
+                body(
+                        "{\"ids\": [...]}: those dead jobs; no body: every dead job of the topic",
+                        new Schema<>().$ref(REQUEUE_REQUEST),
+                        REQUEUE_EXAMPLE,
+                        false));
+    }
+
+    private static RequestBody body(String description, Schema<?> schema, String example, boolean required) {
+        Content content = ApiDocumentation.json(schema);
+        try {
+            content.get("application/json").example(Json.mapper().readTree(example));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new RequestBody().required(required).description(description).content(content);
     }
 
     /** A valid push of {@link #pushRequest}. */
@@ -76,13 +120,13 @@ final class ApiSchemas {
                         "subtopic",
                         new StringSchema()
                                 .description("a sub-topic (a RocketMQ tag, for instance)")
-                                .maxLength(Integer.parseInt(MAX_SHORT_FIELD))
+                                .maxLength(MAX_SHORT_FIELD)
                                 .example("tag-a"))
                 .addProperty(
                         "bizKey",
                         new StringSchema()
                                 .description("a business key (an order number, for instance)")
-                                .maxLength(Integer.parseInt(MAX_SHORT_FIELD))
+                                .maxLength(MAX_SHORT_FIELD)
                                 .example("order-41"))
                 .addProperty(
                         "body",
@@ -216,7 +260,7 @@ final class ApiSchemas {
     }
 
     /** Up to {@link PullSettings#MAX_COUNT} items of {@code name}. */
-    static Schema<?> listOf(String name) {
+    private static Schema<?> listOf(String name) {
         return new ArraySchema().items(new Schema<>().$ref(name)).minItems(1).maxItems(PullSettings.MAX_COUNT);
     }
 
