@@ -3,7 +3,6 @@ package io.delayqueue.queue.engine;
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
-import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;

@@ -88,8 +88,7 @@ final class TierProtocol {
     /** A job landed in Redis: wakes its shard's scanner. */
     private final DispatchPipeline.ScheduleListener scheduled;
 
-    TierProtocol(
-            JobStore store, Clock clock, long horizonMs, int shards, DispatchPipeline.ScheduleListener scheduled) {
+    TierProtocol(JobStore store, Clock clock, long horizonMs, int shards, DispatchPipeline.ScheduleListener scheduled) {
         this.store = store;
         this.clock = clock;
         this.horizonMs = horizonMs;
