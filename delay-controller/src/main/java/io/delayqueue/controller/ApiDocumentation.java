@@ -149,7 +149,10 @@ public class ApiDocumentation {
 
     /** The reads that {@link TokenFilter} lets through without a token. */
     static boolean isOpenRead(String path, PathItem.HttpMethod method) {
-        return method == PathItem.HttpMethod.GET && (path.startsWith("/jobs/") || path.equals("/stats"));
+        return method == PathItem.HttpMethod.GET
+                && (path.startsWith("/jobs/")
+                        || path.equals("/stats")
+                        || TokenFilter.OPEN_CONSOLE_READS.contains(path));
     }
 
     private static RequestBody jsonBody(String description, Schema<?> schema) {
