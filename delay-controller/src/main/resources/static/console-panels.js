@@ -52,7 +52,7 @@ function drawCharts(snapshot) {
 async function refreshCharts() {
   try {
     const snapshot = (await api('GET', 'console/metrics')).data;
-    $('charts-note').textContent = `(a sample every ${Math.round(snapshot.intervalMs / 1000)} s, ${snapshot.times.length} of ${snapshot.capacity})`;
+    $('charts-note').textContent = `(a sample every ${snapshot.intervalMs / 1000} s, ${snapshot.times.length} of ${snapshot.capacity})`;
     drawCharts(snapshot);
     return snapshot.intervalMs;
   } catch (e) {

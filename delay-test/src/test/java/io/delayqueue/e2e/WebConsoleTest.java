@@ -159,6 +159,7 @@ class WebConsoleTest {
                     .isNotEmpty();
         }
         wait.until(d -> chartMax("pushesPerSecond") > 0 && chartMax("handOversPerSecond") > 0);
+        scrollTo("overview");
         screenshot("overview");
 
         // the job browser, from the journal: a far job of the journal tier is listed, and opens its history
@@ -168,6 +169,7 @@ class WebConsoleTest {
         click("browse-submit");
         WebElement row = wait.until(d -> d.findElement(By.cssSelector("#browse-jobs tr[data-id='" + far + "']")));
         assertThat(row.getText()).contains("console.far", "journal");
+        scrollTo("browser");
         screenshot("jobs");
         row.click();
         wait.until(d -> text("job-fields").contains(far));
@@ -220,6 +222,7 @@ class WebConsoleTest {
                 .as("the last error: why its one attempt failed, not merely that it died: %s", journaled)
                 .isEqualTo("reservation expired");
         wait.until(d -> text("dead-jobs").contains("reservation expired"));
+        scrollTo("topics-section");
         screenshot("topics");
         browser.findElement(By.cssSelector(".dead-requeue-one[data-id='" + dead + "']"))
                 .click();

@@ -25,6 +25,9 @@ import java.util.function.IntFunction;
  * <p>Threading: every method runs on the caller's thread, at any time.
  */
 public final class ConsoleQueries {
+    /** How long a count per topic is served again before the journal is asked anew (it is a grouped count). */
+    static final long TOPICS_MAX_AGE_MS = 5_000;
+
     /** Largest page of the job browser. */
     public static final int MAX_PAGE = 200;
 
@@ -42,6 +45,11 @@ public final class ConsoleQueries {
     private final TierLoader tierLoader;
     /** The owner epoch of a shard this instance owns, else {@code null}. */
     private final IntFunction<Long> epochs;
+    /** The last count per topic, shared by every console open on this instance. */
+    private volatile TopicCounts lastTopics;
+
+    /** A count per topic and when it was taken. */
+    private record TopicCounts(long countedAt, List<TopicRow> rows) {}
 
     ConsoleQueries(
             EngineConfig config,
@@ -118,10 +126,27 @@ public final class ConsoleQueries {
     public record TopicRow(String topic, long delayed, long ready, long reserved, long dead) {}
 
     /**
-     * Every topic with jobs that are not final, by name, as the journal counts them (a grouped count: callers ask
-     * at most every few seconds); without a journal, the ready lists and dead letters Redis holds.
+     * Every topic with jobs that are not final, by name, as the journal counts them; without a journal, the ready
+     * lists and dead letters Redis holds. The count (a grouped count over the jobs not final) is taken at most once
+     * every {@value #TOPICS_MAX_AGE_MS} ms, however many consoles ask: within that, the last one is answered.
      */
     public List<TopicRow> topics(DeadLetters deadLetters) {
+        TopicCounts last = lastTopics;
+        if (last != null && clock.millis() - last.countedAt() < TOPICS_MAX_AGE_MS) {
+            return last.rows();
+        }
+        synchronized (this) {
+            last = lastTopics;
+            if (last != null && clock.millis() - last.countedAt() < TOPICS_MAX_AGE_MS) {
+                return last.rows();
+            }
+            List<TopicRow> rows = countTopics(deadLetters);
+            lastTopics = new TopicCounts(clock.millis(), rows);
+            return rows;
+        }
+    }
+
+    private List<TopicRow> countTopics(DeadLetters deadLetters) {
         Map<String, long[]> counts = new TreeMap<>();
         if (journal.mode() == JournalMode.OFF) {
             for (int s = 0; s < config.shards(); s++) {
@@ -144,7 +169,7 @@ public final class ConsoleQueries {
         }
         List<TopicRow> rows = new ArrayList<>(counts.size());
         counts.forEach((topic, n) -> rows.add(new TopicRow(topic, n[0], n[1], n[2], n[3])));
-        return rows;
+        return List.copyOf(rows);
     }
 
     /**
