@@ -245,6 +245,33 @@ class WebConsoleTest {
     }
 
     @Test
+    void the_console_reads_are_open_but_the_job_browser_needs_the_token_and_bad_input_is_named() {
+        Api open = new Api(port);
+        for (String read : List.of("/console/metrics", "/console/topics", "/console/cluster")) {
+            assertThat(open.get(read).status()).as("%s without the token", read).isEqualTo(200);
+        }
+        assertThat(open.get("/console/jobs?status=DELAY").status()).isEqualTo(401);
+
+        Map<String, String> bad = new LinkedHashMap<>();
+        bad.put("/console/jobs", "status");
+        bad.put("/console/jobs?status=LATE", "status");
+        bad.put("/console/jobs?status=DELAY&topic=no%20spaces", "topic");
+        bad.put("/console/jobs?status=DELAY&order=oldest", "order");
+        bad.put("/console/jobs?status=DELAY&after=yesterday", "after");
+        bad.put("/console/jobs?status=DELAY&limit=0", "limit");
+        bad.put("/console/jobs?status=DELAY&limit=201", "limit");
+        bad.forEach((call, field) -> {
+            Api.Response r = authorized().get(call);
+            assertThat(r.status()).as("%s: %s", call, r).isEqualTo(400);
+            assertThat(r.message()).as(call).startsWith(field + " ");
+        });
+
+        Api.Response page = authorized().get("/console/jobs?status=FINISHED&order=newest&limit=1");
+        assertThat(page.status()).as("%s", page).isEqualTo(200);
+        assertThat(page.data().has("jobs")).isTrue();
+    }
+
+    @Test
     void an_error_of_the_api_is_shown_on_the_page() {
         browser.get("http://127.0.0.1:" + port + "/");
         WebDriverWait wait = waiter();
