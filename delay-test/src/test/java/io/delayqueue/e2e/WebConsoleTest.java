@@ -159,6 +159,15 @@ class WebConsoleTest {
                     .isNotEmpty();
         }
         wait.until(d -> chartMax("pushesPerSecond") > 0 && chartMax("handOversPerSecond") > 0);
+        // some traffic for the charts to show: 300 jobs due over three seconds
+        List<Map<String, Object>> load = new java.util.ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            load.add(Map.of("topic", "console.load", "body", "load " + i, "delay", i * 10));
+        }
+        assertThat(authorized().send("POST", "/push/batch", Api.toJson(load)).status())
+                .isEqualTo(200);
+        wait.until(d -> chartMax("handOversPerSecond") >= 20);
+        wait.until(d -> rowValue("by-status", "FINISHED") >= 301);
         scrollTo("overview");
         screenshot("overview");
 
