@@ -10,9 +10,7 @@ import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobQuery;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
-import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
-import io.swagger.v3.oas.annotations.responses.ApiResponses;
 import java.util.List;
 import java.util.Locale;
 import org.springframework.http.ResponseEntity;
@@ -43,11 +41,7 @@ public class ConsoleController {
                     + " lateness p50/p99 of the last minute (ms), pending jobs in Redis and in the journal tier, the"
                     + " journal's lag (ms) and the dead letters. A value that could not be read is null. Open without"
                     + " the token, as /stats is.")
-    @ApiResponses({
-        @io.swagger.v3.oas.annotations.responses.ApiResponse(
-                responseCode = "200",
-                description = "data: {intervalMs, capacity, times: [epoch ms], series: {name: [value or null]}}")
-    })
+    @Answer(code = 200, when = "data is {intervalMs, capacity, times: [epoch ms], series: {name: [value or null]}}")
     @GetMapping("/console/metrics")
     public ResponseEntity<ApiResponse<ConsoleMetrics.Snapshot>> metrics() {
         ConsoleMetrics.Snapshot snapshot = metrics.snapshot();
@@ -62,48 +56,51 @@ public class ConsoleController {
                     + " tier (redis, or journal for a far job and a final one) and its last error (the detail of its"
                     + " latest failed send, expired reservation or deferral, else of its death). Needs the token when"
                     + " delay.security.token is set: it lists the callers' job bodies.")
-    @ApiResponses({
-        @io.swagger.v3.oas.annotations.responses.ApiResponse(
-                responseCode = "200",
-                description = "data: {jobs: [{job, tier, lastError}], next}"),
-        @io.swagger.v3.oas.annotations.responses.ApiResponse(
-                responseCode = "400",
-                description = "a parameter is malformed; the message names it",
-                content = @Content(schema = @Schema(ref = "#/components/schemas/" + ApiDocumentation.ERROR))),
-        @io.swagger.v3.oas.annotations.responses.ApiResponse(
-                responseCode = "401",
-                description = "the token is missing or wrong",
-                content = @Content(schema = @Schema(ref = "#/components/schemas/" + ApiDocumentation.ERROR))),
-        @io.swagger.v3.oas.annotations.responses.ApiResponse(
-                responseCode = "409",
-                description = "there is no journal to browse (delay.journal.mode=off)",
-                content = @Content(schema = @Schema(ref = "#/components/schemas/" + ApiDocumentation.ERROR))),
-        @io.swagger.v3.oas.annotations.responses.ApiResponse(
-                responseCode = "503",
-                description = "the journal's database did not answer",
-                content = @Content(schema = @Schema(ref = "#/components/schemas/" + ApiDocumentation.ERROR)))
-    })
+    @Answer(
+            code = 200,
+            when = "data is {jobs: [{job, tier, lastError}], next}: next is the after of the next page, null"
+                    + " on the last one")
+    @Answer(
+            code = 400,
+            when = "a parameter is missing, malformed or out of its range, or given twice; the message names it")
+    @Answer(code = 409, when = "there is no journal to browse (delay.journal.mode=off)")
+    @Answer(code = 503, when = "the journal's database did not answer")
     @GetMapping("/console/jobs")
     public ResponseEntity<ApiResponse<ConsoleQueries.JobPage>> jobs(
             @Parameter(
-                            description = "the jobs' status: DELAY, READY, RESERVED, FINISHED, DELETED or DEAD",
+                            description = "the jobs' status",
                             required = true,
-                            example = "DELAY")
+                            example = "DELAY",
+                            schema =
+                                    @Schema(
+                                            allowableValues = {
+                                                "DELAY",
+                                                "READY",
+                                                "RESERVED",
+                                                "FINISHED",
+                                                "DELETED",
+                                                "DEAD"
+                                            }))
                     @RequestParam(required = false)
                     String status,
-            @Parameter(description = "only this topic, [A-Za-z0-9._-]{1,64}; absent: every topic", example = "orders")
+            @Parameter(
+                            description = "only this topic; absent: every topic",
+                            example = QueryParameters.EXAMPLE_TOPIC,
+                            schema = @Schema(pattern = QueryParameters.TOPIC_PATTERN))
                     @RequestParam(required = false)
                     String topic,
             @Parameter(
                             description = "soonest (default): by due time, earliest first; newest: by creation time,"
                                     + " latest first",
-                            example = "soonest")
+                            example = "soonest",
+                            schema = @Schema(allowableValues = {"soonest", "newest"}))
                     @RequestParam(required = false)
                     String order,
             @Parameter(
                             description = "the next of the previous page (<due or creation time>:<id>); absent: the"
                                     + " first page",
-                            example = "1767225600000:order-42")
+                            example = "1767225600000:" + QueryParameters.EXAMPLE_ID,
+                            schema = @Schema(pattern = "^-?[0-9]{1,19}:[A-Za-z0-9._:-]{1,128}$"))
                     @RequestParam(required = false)
                     String after,
             @Parameter(
@@ -136,15 +133,8 @@ public class ConsoleController {
                     + " journal tier), READY, RESERVED and DEAD jobs as the journal has them (a grouped count over"
                     + " the jobs not final; without a journal, the ready lists and dead letters of Redis). Open"
                     + " without the token, as /stats is.")
-    @ApiResponses({
-        @io.swagger.v3.oas.annotations.responses.ApiResponse(
-                responseCode = "200",
-                description = "data: [{topic, delayed, ready, reserved, dead}]"),
-        @io.swagger.v3.oas.annotations.responses.ApiResponse(
-                responseCode = "503",
-                description = "the journal's database or Redis did not answer",
-                content = @Content(schema = @Schema(ref = "#/components/schemas/" + ApiDocumentation.ERROR)))
-    })
+    @Answer(code = 200, when = "data is [{topic, delayed, ready, reserved, dead}], by topic")
+    @Answer(code = 503, when = "the journal's database (or, without a journal, Redis) did not answer")
     @GetMapping("/console/topics")
     public ResponseEntity<ApiResponse<List<ConsoleQueries.TopicRow>>> topics() {
         List<ConsoleQueries.TopicRow> rows = engine.console().topics(engine.deadLetters());
@@ -157,16 +147,11 @@ public class ConsoleController {
                     + " with its role and the shards assigned to it, and per shard its owner, whether this instance"
                     + " scans it, the owner epoch it moves the shard's jobs with, and its pending jobs in Redis. Open"
                     + " without the token, as /stats is.")
-    @ApiResponses({
-        @io.swagger.v3.oas.annotations.responses.ApiResponse(
-                responseCode = "200",
-                description = "data: {coordination: {mode, self, zooKeeper, instances: [{id, role, shards}]},"
-                        + " shards: [{shard, owner, ownedHere, epoch, pending}]}"),
-        @io.swagger.v3.oas.annotations.responses.ApiResponse(
-                responseCode = "503",
-                description = "Redis did not answer",
-                content = @Content(schema = @Schema(ref = "#/components/schemas/" + ApiDocumentation.ERROR)))
-    })
+    @Answer(
+            code = 200,
+            when = "data is {coordination: {mode, self, zooKeeper, instances: [{id, role, shards}]}, shards: [{shard,"
+                    + " owner, ownedHere, epoch, pending}]}")
+    @Answer(code = 503, when = "Redis did not answer")
     @GetMapping("/console/cluster")
     public ResponseEntity<ApiResponse<ConsoleQueries.ClusterView>> cluster() {
         ConsoleQueries.ClusterView view = engine.console().cluster();
