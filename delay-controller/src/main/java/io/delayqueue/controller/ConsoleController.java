@@ -11,6 +11,7 @@ import io.delayqueue.queue.journal.JobQuery;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;
 import java.util.Locale;
 import org.springframework.http.ResponseEntity;
@@ -23,6 +24,7 @@ import org.springframework.web.bind.annotation.RestController;
  * cluster. Errors are mapped by {@link ApiExceptionHandler}; bad input gets a 400 naming the parameter.
  */
 @RestController
+@Tag(name = "console", description = "what the web console reads: its charts, the job browser, the topics, the cluster")
 public class ConsoleController {
     static final int DEFAULT_PAGE = 50;
 
@@ -104,9 +106,14 @@ public class ConsoleController {
                     @RequestParam(required = false)
                     String after,
             @Parameter(
-                            description = "jobs per page, 1 to " + ConsoleQueries.MAX_PAGE + " (default " + DEFAULT_PAGE
-                                    + ")",
-                            example = "50")
+                            description = "jobs per page (default " + DEFAULT_PAGE + ")",
+                            example = "50",
+                            schema =
+                                    @Schema(
+                                            type = "integer",
+                                            format = "int32",
+                                            minimum = "1",
+                                            maximum = "" + ConsoleQueries.MAX_PAGE))
                     @RequestParam(required = false)
                     String limit) {
         JobStatus parsedStatus = parseStatus(status);
