@@ -50,6 +50,7 @@ public final class DelayQueueMetrics
     private final DelayQueueGauges gauges;
     private final Map<String, Counter> pushed = new ConcurrentHashMap<>();
     private final Map<String, Counter> handedOver = new ConcurrentHashMap<>();
+    private final Map<String, Counter> restored = new ConcurrentHashMap<>();
     private final Map<String, Counter> sendFailed = new ConcurrentHashMap<>();
     private final Map<String, Counter> retried = new ConcurrentHashMap<>();
     private final Map<String, Counter> dead = new ConcurrentHashMap<>();
@@ -148,6 +149,17 @@ public final class DelayQueueMetrics
                             .register(r))
                     .record(Math.max(0, latenessMs), TimeUnit.MILLISECONDS);
         }
+    }
+
+    @Override
+    public void restoredHandedOver(String topic) {
+        increment(counter(handedOver, "delay.jobs.handed.over", "jobs handed over at their due time", topic));
+        increment(counter(
+                restored,
+                "delay.jobs.restored",
+                "jobs handed over that were due before this instance started or before a restore put them back"
+                        + " into Redis (not counted in delay.handover.lateness)",
+                topic));
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.delayqueue.queue.coordination;
 
+import java.util.List;
+
 /**
  * Decides which shards this instance scans. Standalone owns them all; master-slave owns all while leader
  * and none otherwise; cluster mode divides them among live instances. The engine asks {@link #owns} before
@@ -57,6 +59,15 @@ public interface Coordinator extends AutoCloseable {
 
     /** This instance's role for {@code /stats} and health: {@code standalone}, {@code leader}, ... */
     String role();
+
+    /** The instances, their roles and shards, and the ZooKeeper connection, for the web console. */
+    default CoordinationView view() {
+        return new CoordinationView(
+                "standalone",
+                "this instance",
+                null,
+                List.of(new CoordinationView.Instance("this instance", role(), null)));
+    }
 
     @Override
     void close();

@@ -83,6 +83,16 @@ final class ShardFences implements TierLoader.Fences {
         }
     }
 
+    /**
+     * The owner epoch this instance moves {@code shard}'s jobs with now, for the web console; {@code null} when it
+     * does not own the shard, has not taken an epoch for its current term yet, or needs no fencing (standalone).
+     */
+    Long currentEpoch(int shard) {
+        String term = coordinator.ownershipTerm(shard);
+        Fence fence = fences.get(shard);
+        return term != null && fence != null && fence.term().equals(term) ? fence.epoch() : null;
+    }
+
     @Override
     public void stale(int shard) {
         fences.set(shard, null);
