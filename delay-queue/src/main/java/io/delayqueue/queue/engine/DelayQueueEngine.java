@@ -260,7 +260,7 @@ public final class DelayQueueEngine implements AutoCloseable {
     public void delete(String id) {
         ensureOpen();
         requireId(id);
-        parts.maintenance.delete(id);
+        parts.deletes.delete(id);
     }
 
     /**

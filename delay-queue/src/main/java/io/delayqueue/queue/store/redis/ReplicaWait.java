@@ -1,0 +1,76 @@
+package io.delayqueue.queue.store.redis;
+
+import java.time.Duration;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * Waits until Redis replicas took the writes made so far, so that a fail-over to a replica cannot lose them (Redis
+ * replicates asynchronously: a write the master answered may be missing on the replica promoted next). Used where the
+ * deployment has replicas (Sentinel, Cluster) for writes that must not be undone by a fail-over: a delete answered
+ * 200.
+ *
+ * <p>{@code WAIT} counts the replicas that reached the offset of its own connection's last write, and the store's
+ * commands take any pooled connection: so one connection writes a mark under the shard's hash tag (the same master
+ * as the shard's scripts, in Cluster too) and then waits. The replication stream is ordered, so a replica that has
+ * the mark has every write the master made before it. A fail-over between the write and the mark cannot be told
+ * apart (the mark lands on the new master): the reconciler makes Redis agree with the journal then.
+ */
+public final class ReplicaWait {
+    /** No replicas to wait for (a single node, the embedded Redis). */
+    public static final ReplicaWait NONE = new ReplicaWait(0, Duration.ZERO);
+
+    private static final CommandObjects COMMANDS = new CommandObjects();
+
+    private final int replicas;
+    private final long timeoutMs;
+
+    /**
+     * @param replicas replicas that must have taken the writes (0: do not wait)
+     * @param timeout how long to wait for them; below the client's read timeout, since {@code WAIT} blocks its call
+     */
+    public ReplicaWait(int replicas, Duration timeout) {
+        if (replicas < 0) {
+            throw new IllegalArgumentException("replicas must not be negative");
+        }
+        if (replicas > 0 && timeout.toMillis() < 1) {
+            throw new IllegalArgumentException("the replica wait needs a timeout of at least 1 ms");
+        }
+        this.replicas = replicas;
+        this.timeoutMs = timeout.toMillis();
+    }
+
+    public int replicas() {
+        return replicas;
+    }
+
+    /**
+     * Whether at least {@link #replicas()} replicas took every write made before this call, within the timeout
+     * (always true when none are wanted). Redis failures throw, as every store call does.
+     */
+    boolean await(UnifiedJedis redis, String markKey) {
+        if (replicas == 0) {
+            return true;
+        }
+        long acknowledged = RedisFailures.call(() -> {
+            if (redis instanceof JedisCluster cluster) {
+                try (Connection connection = cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(markKey))) {
+                    connection.executeCommand(COMMANDS.incr(markKey));
+                    return connection.executeCommand(COMMANDS.waitReplicas(replicas, timeoutMs));
+                }
+            }
+            try (Pipeline pipeline = (Pipeline) redis.pipelined()) {
+                pipeline.incr(markKey);
+                Response<Long> acked = pipeline.waitReplicas(replicas, timeoutMs);
+                pipeline.sync();
+                return acked.get();
+            }
+        });
+        return acknowledged >= replicas;
+    }
+}
