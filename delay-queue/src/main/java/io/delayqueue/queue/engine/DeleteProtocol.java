@@ -223,11 +223,13 @@ final class DeleteProtocol {
             throw unknown(ids, "Redis did not answer the replica wait; the job", e);
         }
         if (!replicated) {
-            throw unknown(
-                    ids,
-                    "it is committed, but no Redis replica acknowledged it in time, and a fail-over could still"
-                            + " hand it over (retry the delete with the id); the job",
+            String what = ids.size() == 1 ? "the delete of job " + ids.get(0) : "the delete of " + ids.size() + " jobs";
+            DelayQueueException e = new DelayQueueException.OutcomeUnknown(
+                    what + " is committed in the journal, but no Redis replica took it in time: a Redis fail-over now"
+                            + " could hand " + (ids.size() == 1 ? "the job" : "them") + " over before the reconciler"
+                            + " deletes " + (ids.size() == 1 ? "it" : "them") + " again; retry the delete with the id",
                     null);
+            throw ids.size() == 1 ? e.withData(ids.get(0)) : e;
         }
     }
 

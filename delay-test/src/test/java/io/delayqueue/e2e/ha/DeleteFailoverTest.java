@@ -102,7 +102,8 @@ class DeleteFailoverTest {
         assertThat(notTaken.status())
                 .as("a delete no replica took: %s", notTaken)
                 .isEqualTo(504);
-        assertThat(notTaken.message()).contains(lost).contains("no Redis replica acknowledged it");
+        assertThat(notTaken.message()).contains(lost).contains("no Redis replica took it");
+        assertThat(notTaken.data().asText()).as("the id to retry with").isEqualTo(lost);
         assertThat(journalStatus(lost)).as("committed in the journal").isEqualTo("DELETED");
 
         int replicaPort = sentinel.replica().port();
