@@ -117,8 +117,8 @@ final class DeleteProtocol {
                     throw new DelayQueueException.StateConflict(
                             id,
                             handedOver.get(id),
-                            "its DELETED was committed, but it had been handed over before (its delete was left"
-                                    + " pending past the commit timeout and undone); it may be delivered");
+                            "its DELETED was committed, but its delete had been undone in Redis meanwhile (left"
+                                    + " pending past the commit timeout) and the job handed over; it may be delivered");
                 }
             }
             case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);

@@ -1,10 +1,17 @@
 package io.delayqueue.queue.store.redis;
 
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import redis.clients.jedis.BuilderFactory;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -14,6 +21,10 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * replicates asynchronously: a write the master answered may be missing on the replica promoted next). Used where the
  * deployment has replicas (Sentinel, Cluster) for writes that must not be undone by a fail-over: a delete answered
  * 200.
+ *
+ * <p>Where the deployment has replicas: a master that has shown none connected since the service started (a Redis
+ * Cluster of masters alone) is not waited for; once one has shown a replica, a delete waits for one even while it
+ * is cut off (a replica that misses the delete could still be promoted).
  *
  * <p>{@code WAIT} counts the replicas that reached the offset of its own connection's last write, and the store's
  * commands take any pooled connection: so one connection writes a mark under the shard's hash tag (the same master
@@ -27,8 +38,13 @@ public final class ReplicaWait {
 
     private static final CommandObjects COMMANDS = new CommandObjects();
 
+    /** {@code connected_slaves:} of {@code INFO replication}, at least one. */
+    private static final Pattern CONNECTED_REPLICAS = Pattern.compile("(?m)^connected_slaves:[1-9]");
+
     private final int replicas;
     private final long timeoutMs;
+    /** The mark keys (one a shard) whose master has shown a replica. */
+    private final Set<String> replicated = ConcurrentHashMap.newKeySet();
 
     /**
      * @param replicas replicas that must have taken the writes (0: do not wait)
@@ -51,26 +67,50 @@ public final class ReplicaWait {
 
     /**
      * Whether at least {@link #replicas()} replicas took every write made before this call, within the timeout
-     * (always true when none are wanted). Redis failures throw, as every store call does.
+     * (always true when none are wanted, and while the master of {@code markKey} has shown no replica yet: a Redis
+     * Cluster of masters alone). Redis failures throw, as every store call does.
      */
     boolean await(UnifiedJedis redis, String markKey) {
         if (replicas == 0) {
             return true;
         }
-        long acknowledged = RedisFailures.call(() -> {
+        return RedisFailures.call(() -> {
             if (redis instanceof JedisCluster cluster) {
                 try (Connection connection = cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(markKey))) {
-                    connection.executeCommand(COMMANDS.incr(markKey));
-                    return connection.executeCommand(COMMANDS.waitReplicas(replicas, timeoutMs));
+                    return await(connection::executeCommand, markKey);
                 }
             }
             try (Pipeline pipeline = (Pipeline) redis.pipelined()) {
-                pipeline.incr(markKey);
-                Response<Long> acked = pipeline.waitReplicas(replicas, timeoutMs);
-                pipeline.sync();
-                return acked.get();
+                return await(
+                        new OneConnection() {
+                            @Override
+                            public <T> T run(CommandObject<T> command) {
+                                Response<T> response = pipeline.appendCommand(command);
+                                pipeline.sync();
+                                return response.get();
+                            }
+                        },
+                        markKey);
             }
         });
-        return acknowledged >= replicas;
+    }
+
+    private boolean await(OneConnection connection, String markKey) {
+        if (!replicated.contains(markKey)) {
+            String info = connection.run(new CommandObject<>(
+                    new CommandArguments(Protocol.Command.INFO).add("replication"), BuilderFactory.STRING));
+            if (!CONNECTED_REPLICAS.matcher(info).find()) {
+                return true;
+            }
+            // from now on this master is known to have replicas: one that drops out is waited for
+            replicated.add(markKey);
+        }
+        connection.run(COMMANDS.incr(markKey));
+        return connection.run(COMMANDS.waitReplicas(replicas, timeoutMs)) >= replicas;
+    }
+
+    /** Commands run one after the other on one connection. */
+    private interface OneConnection {
+        <T> T run(CommandObject<T> command);
     }
 }
