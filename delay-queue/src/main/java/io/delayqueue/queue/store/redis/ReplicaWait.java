@@ -3,6 +3,7 @@ package io.delayqueue.queue.store.redis;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import redis.clients.jedis.BuilderFactory;
 import redis.clients.jedis.CommandArguments;
@@ -23,8 +24,10 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * 200.
  *
  * <p>Where the deployment has replicas: a master that has shown none connected since the service started (a Redis
- * Cluster of masters alone) is not waited for; once one has shown a replica, a delete waits for one even while it
- * is cut off (a replica that misses the delete could still be promoted).
+ * Cluster of masters alone, or a replica promoted when its master died) is not waited for; once one has shown a
+ * replica, a delete waits for one even while it is cut off (a replica that misses the delete could still be
+ * promoted). Each wait asks the master for its replication state first ({@code INFO replication}), on the same
+ * connection.
  *
  * <p>{@code WAIT} counts the replicas that reached the offset of its own connection's last write, and the store's
  * commands take any pooled connection: so one connection writes a mark under the shard's hash tag (the same master
@@ -40,10 +43,12 @@ public final class ReplicaWait {
 
     /** {@code connected_slaves:} of {@code INFO replication}, at least one. */
     private static final Pattern CONNECTED_REPLICAS = Pattern.compile("(?m)^connected_slaves:[1-9]");
+    /** {@code master_replid:} of {@code INFO replication}. */
+    private static final Pattern REPLICATION_ID = Pattern.compile("(?m)^master_replid:(\\w+)");
 
     private final int replicas;
     private final long timeoutMs;
-    /** The mark keys (one a shard) whose master has shown a replica. */
+    /** The replication ids of the masters that have shown a connected replica. */
     private final Set<String> replicated = ConcurrentHashMap.newKeySet();
 
     /**
@@ -96,14 +101,16 @@ public final class ReplicaWait {
     }
 
     private boolean await(OneConnection connection, String markKey) {
-        if (!replicated.contains(markKey)) {
-            String info = connection.run(new CommandObject<>(
-                    new CommandArguments(Protocol.Command.INFO).add("replication"), BuilderFactory.STRING));
-            if (!CONNECTED_REPLICAS.matcher(info).find()) {
-                return true;
-            }
+        String info = connection.run(new CommandObject<>(
+                new CommandArguments(Protocol.Command.INFO).add("replication"), BuilderFactory.STRING));
+        Matcher id = REPLICATION_ID.matcher(info);
+        // a master is known by its replication id, which a promoted replica changes
+        String master = id.find() ? id.group(1) : markKey;
+        if (CONNECTED_REPLICAS.matcher(info).find()) {
             // from now on this master is known to have replicas: one that drops out is waited for
-            replicated.add(markKey);
+            replicated.add(master);
+        } else if (!replicated.contains(master)) {
+            return true;
         }
         connection.run(COMMANDS.incr(markKey));
         return connection.run(COMMANDS.waitReplicas(replicas, timeoutMs)) >= replicas;
