@@ -35,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * Two deletes of one job overlapping (issue 19, item 1), run in the exact order that once delivered a job whose
  * delete answered 200, on the real scripts, the real Redis and MariaDB: delete #1 begins; delete #2 begins (the job
  * is pending already); the journal refuses #1's commit, and #1 undoes; the scanner runs; #2's commit lands. The
- * journal's calls are held at those points by a {@link ForwardingJournal}, so the order is the same every run.
+ * journal's calls are held at those points by a {@link ForwardingJournal}, so the order is the same every run. The
+ * same with a {@code clearAll} as the second delete.
  */
 class OverlappingDeletesTest {
     private static final long T0 = 1_700_000_000_000L;
@@ -136,6 +137,34 @@ class OverlappingDeletesTest {
         assertThat(rec.ids())
                 .as("deliveries of a job whose delete answered 200")
                 .doesNotContain(id);
+        assertThat(journal.find(id).orElseThrow().status()).isEqualTo(JobStatus.DELETED);
+        assertThat(engine.get(id).status()).isEqualTo(JobStatus.DELETED);
+    }
+
+    @Test
+    void a_clear_all_holding_a_job_keeps_it_deleted_when_an_overlapping_delete_of_it_was_refused() throws Exception {
+        String id = engine.push(PushRequest.of("orders", "deleted, then cleared", 1_000))
+                .id();
+
+        Future<?> delete = callers.submit(() -> engine.delete(id));
+        awaitCommits(1);
+        // clearAll finds the job pending in Redis and DELAY in the journal: it holds the pending delete once more
+        Future<Long> clear = callers.submit(() -> engine.clearAll());
+
+        assertThatThrownBy(() -> getOrThrowCause(delete))
+                .isInstanceOf(DelayQueueException.class)
+                .extracting(e -> ((DelayQueueException) e).httpStatus())
+                .isEqualTo(503);
+        clock.set(T0 + 5_000);
+        int handedOver = engine.runDueJobs();
+        releaseSecond.countDown();
+
+        assertThat(clear.get(30, TimeUnit.SECONDS)).as("jobs clearAll deleted").isEqualTo(1);
+        assertThat(handedOver)
+                .as("jobs handed over while clearAll held their delete")
+                .isZero();
+        engine.runDueJobs();
+        assertThat(rec.ids()).doesNotContain(id);
         assertThat(journal.find(id).orElseThrow().status()).isEqualTo(JobStatus.DELETED);
         assertThat(engine.get(id).status()).isEqualTo(JobStatus.DELETED);
     }
