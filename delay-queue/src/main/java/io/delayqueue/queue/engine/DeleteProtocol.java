@@ -132,7 +132,7 @@ final class DeleteProtocol {
         }
     }
 
-    static DelayQueueException conflict(String id, JobStatus status) {
+    private static DelayQueueException conflict(String id, JobStatus status) {
         return new DelayQueueException.StateConflict(
                 id,
                 status,
