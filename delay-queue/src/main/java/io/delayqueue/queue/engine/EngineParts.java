@@ -139,14 +139,17 @@ final class EngineParts {
                 () -> listener);
         // far jobs are journaled only: that needs a push answered once its row is committed (the admit after the
         // commit is what closes the race with the loader), so only the sync journal tiers
-        this.tierLoader = config.tier().horizon().isZero() || journal.mode() != JournalMode.SYNC
+        TierProtocol tiers = config.tier().horizon().isZero() || journal.mode() != JournalMode.SYNC
+                ? null
+                : new TierProtocol(
+                        store, clock, config.tier().horizon().toMillis(), config.shards(), this::onScheduled);
+        this.tierLoader = tiers == null
                 ? null
                 : new TierLoader(
                         journal,
-                        store,
+                        tiers,
                         coordinator,
                         clock,
-                        config.tier().horizon().toMillis(),
                         config.journal().pageSize(),
                         config.shards(),
                         mover.fences(),
@@ -154,7 +157,7 @@ final class EngineParts {
         this.restorer =
                 new JournalRestorer(journal, store, clock, config.journal().pageSize(), this::onScheduled, tierLoader);
         this.pushPath =
-                new PushPath(config, store, journal, clock, jobFactory, tierLoader, () -> listener, this::onScheduled);
+                new PushPath(config, store, journal, clock, jobFactory, tiers, () -> listener, this::onScheduled);
         this.deletes = new DeleteProtocol(
                 config.shards(), store, journal, clock, pushPath::readmitAll, this::onScheduled, () -> listener);
         Reconciler reconciler = new Reconciler(

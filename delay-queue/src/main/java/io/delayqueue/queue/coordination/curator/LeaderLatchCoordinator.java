@@ -142,6 +142,12 @@ public final class LeaderLatchCoordinator implements Coordinator {
         passes.readLock().unlock();
     }
 
+    /** Shards change hands between instances: every move is fenced by an owner epoch. */
+    @Override
+    public boolean fencesOwnership() {
+        return true;
+    }
+
     /** The path of this instance's latch node that made it the leader: ZooKeeper keeps it while the session lives. */
     @Override
     public String ownershipTerm(int shard) {

@@ -144,6 +144,12 @@ public final class ShardOwnershipCoordinator implements Coordinator {
         return ownership.owns(shard);
     }
 
+    /** Shards change hands between instances: every move is fenced by an owner epoch. */
+    @Override
+    public boolean fencesOwnership() {
+        return true;
+    }
+
     /** The path of this instance's lock node of the shard: ZooKeeper keeps it while the session lives. */
     @Override
     public String ownershipTerm(int shard) {
