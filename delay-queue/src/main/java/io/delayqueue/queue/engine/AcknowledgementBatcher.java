@@ -5,7 +5,7 @@ import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.store.Attempt;
-import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.HandOverStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
 final class AcknowledgementBatcher {
     private static final Logger log = LoggerFactory.getLogger(AcknowledgementBatcher.class);
 
-    private final JobStore store;
+    private final HandOverStore store;
     private final Journal journal;
     private final Clock clock;
     private final Object flushLock;
@@ -48,7 +48,7 @@ final class AcknowledgementBatcher {
 
     private record Ack(int shard, Attempt attempt) {}
 
-    AcknowledgementBatcher(JobStore store, Journal journal, Clock clock, Object flushLock) {
+    AcknowledgementBatcher(HandOverStore store, Journal journal, Clock clock, Object flushLock) {
         this.store = store;
         this.journal = journal;
         this.clock = clock;

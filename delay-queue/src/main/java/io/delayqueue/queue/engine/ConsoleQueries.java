@@ -10,7 +10,7 @@ import io.delayqueue.queue.journal.JobQuery;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.TopicCount;
-import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.StoreReads;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +37,7 @@ public final class ConsoleQueries {
     public static final String JOURNAL = JobDetails.JOURNAL;
 
     private final EngineConfig config;
-    private final JobStore store;
+    private final StoreReads store;
     private final Journal journal;
     private final Coordinator coordinator;
     private final Clock clock;
@@ -53,7 +53,7 @@ public final class ConsoleQueries {
 
     ConsoleQueries(
             EngineConfig config,
-            JobStore store,
+            StoreReads store,
             Journal journal,
             Coordinator coordinator,
             Clock clock,

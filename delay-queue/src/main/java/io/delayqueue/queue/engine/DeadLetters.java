@@ -7,7 +7,7 @@ import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
-import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.DeadLetterStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -33,14 +33,14 @@ public final class DeadLetters {
     private static final int REQUEUE_BATCH = 500;
 
     private final EngineConfig config;
-    private final JobStore store;
+    private final DeadLetterStore store;
     private final Journal journal;
     private final Clock clock;
     private final DispatchPipeline.ScheduleListener scheduled;
 
     DeadLetters(
             EngineConfig config,
-            JobStore store,
+            DeadLetterStore store,
             Journal journal,
             Clock clock,
             DispatchPipeline.ScheduleListener scheduled) {
@@ -112,7 +112,7 @@ public final class DeadLetters {
             while (budget > 0) {
                 int limit = (int) Math.min(REQUEUE_BATCH, budget);
                 long now = clock.millis();
-                JobStore.Requeued batch = store.requeueOldestDead(topic, shard, limit, now);
+                DeadLetterStore.Requeued batch = store.requeueOldestDead(topic, shard, limit, now);
                 budget -= limit;
                 requeued += batch.ids().size();
                 recordRequeued(shard, batch.ids(), now);

@@ -8,7 +8,7 @@ import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
-import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.DeleteStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * {@code DELETED} is committed in the journal, then confirmed in Redis. Several deletes of one job may overlap: each
  * begin holds the pending delete once more, a refused commit lets go of its own hold only, and the job is put back
  * when the last hold goes. Where Redis has replicas, a delete answers 200 only once a replica took it ({@code WAIT},
- * {@link JobStore#awaitReplicas}).
+ * {@link DeleteStore#awaitReplicas}).
  *
  * <p>States and transitions (Redis: the job's status there, and {@code pending(n)}: a delete held by n deletes;
  * journal: the job's row):
@@ -67,7 +67,7 @@ final class DeleteProtocol {
     private static final Logger log = LoggerFactory.getLogger(DeleteProtocol.class);
 
     private final int shards;
-    private final JobStore store;
+    private final DeleteStore store;
     private final Journal journal;
     private final Clock clock;
     /** Admits again journal-only jobs whose tombstone an undo removed (the tier loader may have passed them). */
@@ -78,7 +78,7 @@ final class DeleteProtocol {
 
     DeleteProtocol(
             int shards,
-            JobStore store,
+            DeleteStore store,
             Journal journal,
             Clock clock,
             Consumer<List<Job>> readmit,
@@ -142,7 +142,7 @@ final class DeleteProtocol {
     }
 
     /**
-     * Begins the delete of a job the journal holds (see {@link JobStore#beginDelete}, with the job as its tombstone).
+     * Begins the delete of a job the journal holds (see {@link DeleteStore#beginDelete}, with the job as its tombstone).
      *
      * @return whether it is pending now and held by the caller, who must {@link #commit} or {@link #release} it
      */

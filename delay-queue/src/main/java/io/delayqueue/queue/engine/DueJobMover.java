@@ -8,7 +8,7 @@ import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.store.DueBatch;
-import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.HandOverStore;
 import io.delayqueue.queue.store.StaleEpochException;
 import java.time.Clock;
 import java.time.Instant;
@@ -35,7 +35,7 @@ final class DueJobMover {
     private static final Logger log = LoggerFactory.getLogger(DueJobMover.class);
 
     private final EngineConfig config;
-    private final JobStore store;
+    private final HandOverStore store;
     private final Coordinator coordinator;
     private final WakeUpChannel wakeUps;
     private final Journal journal;
@@ -52,7 +52,7 @@ final class DueJobMover {
 
     DueJobMover(
             EngineConfig config,
-            JobStore store,
+            HandOverStore store,
             Coordinator coordinator,
             WakeUpChannel wakeUps,
             Journal journal,

@@ -6,7 +6,7 @@ import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.store.Attempt;
-import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.HandOverStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 final class JobRescheduler {
     private static final Logger log = LoggerFactory.getLogger(JobRescheduler.class);
 
-    private final JobStore store;
+    private final HandOverStore store;
     private final RetryPolicy defaultRetryPolicy;
     private final Map<String, RetryPolicy> topicRetryPolicies;
     private final DispatchPipeline.ScheduleListener scheduled;
@@ -42,7 +42,7 @@ final class JobRescheduler {
     private final AtomicLong stale = new AtomicLong();
 
     JobRescheduler(
-            JobStore store,
+            HandOverStore store,
             RetrySettings retry,
             Journal journal,
             Clock clock,

@@ -7,7 +7,7 @@ import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
-import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.DeleteStore;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,12 +28,12 @@ final class Maintenance {
     private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
 
     private final EngineConfig config;
-    private final JobStore store;
+    private final DeleteStore store;
     private final Journal journal;
     private final Clock clock;
     private final DeleteProtocol deletes;
 
-    Maintenance(EngineConfig config, JobStore store, Journal journal, Clock clock, DeleteProtocol deletes) {
+    Maintenance(EngineConfig config, DeleteStore store, Journal journal, Clock clock, DeleteProtocol deletes) {
         this.config = config;
         this.store = store;
         this.journal = journal;
@@ -50,7 +50,7 @@ final class Maintenance {
             for (int s = 0; s < config.shards(); s++) {
                 int offset = 0;
                 while (true) {
-                    JobStore.ClearBatch batch = store.clear(s, offset, limit, now);
+                    DeleteStore.ClearBatch batch = store.clear(s, offset, limit, now);
                     // those handed over meanwhile (a redo found them RESERVED) were not deleted
                     deleted += batch.deleted().size()
                             - deletes.commit(s, batch.deleted(), Map.of(), now, "clearAll")

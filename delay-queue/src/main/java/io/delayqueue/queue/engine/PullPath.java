@@ -8,7 +8,7 @@ import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.store.Attempt;
-import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.HandOverStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class PullPath {
     private final EngineConfig config;
-    private final JobStore store;
+    private final HandOverStore store;
     private final Journal journal;
     private final Clock clock;
     private final DispatchPipeline pipeline;
@@ -32,7 +32,7 @@ final class PullPath {
 
     PullPath(
             EngineConfig config,
-            JobStore store,
+            HandOverStore store,
             Journal journal,
             Clock clock,
             DispatchPipeline pipeline,

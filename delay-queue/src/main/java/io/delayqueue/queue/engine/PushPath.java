@@ -6,7 +6,7 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
-import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.PushStore;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -32,7 +32,7 @@ final class PushPath {
     private static final Logger log = LoggerFactory.getLogger(PushPath.class);
 
     private final EngineConfig config;
-    private final JobStore store;
+    private final PushStore store;
     private final Journal journal;
     private final Clock clock;
     private final JobFactory jobFactory;
@@ -47,7 +47,7 @@ final class PushPath {
 
     PushPath(
             EngineConfig config,
-            JobStore store,
+            PushStore store,
             Journal journal,
             Clock clock,
             JobFactory jobFactory,

@@ -8,7 +8,7 @@ import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
-import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.DeleteStore;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -37,7 +37,7 @@ final class Reconciler {
     private static final List<JobStatus> WATCHED = List.of(JobStatus.DELAY, JobStatus.READY, JobStatus.RESERVED);
 
     private final Journal journal;
-    private final JobStore store;
+    private final DeleteStore store;
     private final Coordinator coordinator;
     private final JournalRestorer restorer;
     private final Clock clock;
@@ -52,7 +52,7 @@ final class Reconciler {
 
     Reconciler(
             Journal journal,
-            JobStore store,
+            DeleteStore store,
             Coordinator coordinator,
             JournalRestorer restorer,
             Clock clock,

@@ -1,7 +1,7 @@
 package io.delayqueue.queue.engine;
 
 import io.delayqueue.queue.coordination.Coordinator;
-import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.HandOverStore;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 final class ShardFences implements TierLoader.Fences {
     private static final Logger log = LoggerFactory.getLogger(ShardFences.class);
 
-    private final JobStore store;
+    private final HandOverStore store;
     private final Coordinator coordinator;
     /** Per shard: the owner epoch this instance took in the store, and the ownership term it was taken under. */
     private final AtomicReferenceArray<Fence> fences;
@@ -27,7 +27,7 @@ final class ShardFences implements TierLoader.Fences {
     /** The owner epoch of a term of ownership, taken in the store. */
     private record Fence(String term, long epoch) {}
 
-    ShardFences(JobStore store, Coordinator coordinator, int shards) {
+    ShardFences(HandOverStore store, Coordinator coordinator, int shards) {
         this.store = store;
         this.coordinator = coordinator;
         this.fences = new AtomicReferenceArray<>(shards);

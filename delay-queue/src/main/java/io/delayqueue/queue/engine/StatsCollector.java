@@ -3,8 +3,8 @@ package io.delayqueue.queue.engine;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.journal.Journal;
-import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.ShardStats;
+import io.delayqueue.queue.store.StoreReads;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -22,7 +22,7 @@ import java.util.TreeMap;
  */
 final class StatsCollector {
     private final EngineConfig config;
-    private final JobStore store;
+    private final StoreReads store;
     private final Journal journal;
     private final Coordinator coordinator;
     private final Clock clock;
@@ -35,7 +35,7 @@ final class StatsCollector {
 
     StatsCollector(
             EngineConfig config,
-            JobStore store,
+            StoreReads store,
             Journal journal,
             Coordinator coordinator,
             Clock clock,

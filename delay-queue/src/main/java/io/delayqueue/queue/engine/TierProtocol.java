@@ -5,11 +5,11 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobCursor;
-import io.delayqueue.queue.store.JobStore;
-import io.delayqueue.queue.store.JobStore.Admission;
-import io.delayqueue.queue.store.JobStore.TierLoad;
-import io.delayqueue.queue.store.JobStore.TierMark;
-import io.delayqueue.queue.store.JobStore.TierPage;
+import io.delayqueue.queue.store.TierStore;
+import io.delayqueue.queue.store.TierStore.Admission;
+import io.delayqueue.queue.store.TierStore.TierLoad;
+import io.delayqueue.queue.store.TierStore.TierMark;
+import io.delayqueue.queue.store.TierStore.TierPage;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
@@ -81,14 +81,15 @@ final class TierProtocol {
     /** Oldest a page may be when it is loaded: far below the final-job retention, which purges tombstones. */
     static final long MAX_PAGE_AGE_MS = TierSettings.MAX_PAGE_AGE.toMillis();
 
-    private final JobStore store;
+    private final TierStore store;
     private final Clock clock;
     private final long horizonMs;
     private final int shards;
     /** A job landed in Redis: wakes its shard's scanner. */
     private final DispatchPipeline.ScheduleListener scheduled;
 
-    TierProtocol(JobStore store, Clock clock, long horizonMs, int shards, DispatchPipeline.ScheduleListener scheduled) {
+    TierProtocol(
+            TierStore store, Clock clock, long horizonMs, int shards, DispatchPipeline.ScheduleListener scheduled) {
         this.store = store;
         this.clock = clock;
         this.horizonMs = horizonMs;

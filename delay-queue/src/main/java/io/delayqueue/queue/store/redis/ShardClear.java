@@ -1,6 +1,6 @@
 package io.delayqueue.queue.store.redis;
 
-import io.delayqueue.queue.store.JobStore.ClearBatch;
+import io.delayqueue.queue.store.DeleteStore.ClearBatch;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,0 +1,19 @@
+package io.delayqueue.queue.store;
+
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Reads of jobs as stored now and of shard counts, for look-ups, the delete protocol's answers and stats. A role of {@link JobStore}. */
+public interface StoreReads {
+    /** The job as stored now, with its current status, attempts and due time. */
+    Optional<Job> find(String id);
+
+    /** Current statuses of the given jobs; ids not in the store are absent from the result. */
+    Map<String, JobStatus> statuses(List<String> ids);
+
+    /** Counts of one shard. */
+    ShardStats stats(int shard);
+}
