@@ -60,10 +60,22 @@ class MetricsScrapeTest {
             Api api = service.api();
 
             String first = scrape(api);
+            String bare;
+            try (ServiceProcess plain = ServiceProcess.start(
+                    "metrics-scrape-bare",
+                    List.of(),
+                    ServiceProcess.newCounts(),
+                    Files.createDirectories(workDir.resolve("bare")))) {
+                plain.awaitUp(START);
+                bare = scrape(plain.api());
+            }
 
             Set<String> queried = dashboardMetrics();
             assertThat(queried).as("metrics the dashboard queries").hasSizeGreaterThan(20);
             assertThat(names(first)).as("metrics on the first scrape").containsAll(queried);
+            assertThat(names(bare))
+                    .as("metrics on the first scrape of a service started with nothing configured (bin/run)")
+                    .containsAll(queried);
             for (String counter : List.of(
                     "delay_jobs_pushed_total",
                     "delay_jobs_handed_over_total",
