@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 class QuietStopTest {
     private static final Duration START = Duration.ofMinutes(3);
     private static final Duration STOP = Duration.ofSeconds(60);
+    private static final Pattern STARTED =
+            Pattern.compile("embedded Redis started on 127\\.0\\.0\\.1:\\d+, pid (\\d+)");
 
     @TempDir
     Path workDir;
@@ -34,6 +38,38 @@ class QuietStopTest {
     @Test
     void sigterm_to_the_process_group_stops_the_service_with_no_warning_and_no_error() throws Exception {
         stopsQuietly("TERM");
+    }
+
+    /**
+     * systemd's default stop ({@code KillMode=control-group}) signals every process of the service at once, the
+     * embedded redis-server too, session or not: its exit while the JVM shuts down is expected, not restarted and
+     * not an error.
+     */
+    @Test
+    void sigterm_to_the_jvm_and_its_redis_server_at_once_stops_the_service_with_no_warning_and_no_error()
+            throws Exception {
+        Map<String, Integer> printed = ServiceProcess.newCounts();
+        try (ServiceProcess service =
+                ServiceProcess.startAsProcessGroup("quiet-stop-all", List.of(), printed, workDir)) {
+            service.awaitUp(START);
+            Matcher started = service.linesContaining("embedded Redis started").stream()
+                    .map(STARTED::matcher)
+                    .filter(Matcher::find)
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no 'embedded Redis started' line:\n" + service.tail()));
+            String redis = started.group(1);
+
+            Process kill = new ProcessBuilder("kill", "-s", "TERM", Long.toString(service.pid()), redis)
+                    .redirectErrorStream(true)
+                    .start();
+            assertThat(kill.waitFor()).as("kill's exit status").isZero();
+
+            service.awaitExit(STOP);
+            assertThat(service.logLines())
+                    .as("output lines with a warning or an error, from start to stop")
+                    .filteredOn(line -> line.contains("WARN") || line.contains("ERROR"))
+                    .isEmpty();
+        }
     }
 
     private void stopsQuietly(String signal) throws Exception {
