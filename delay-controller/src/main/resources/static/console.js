@@ -14,15 +14,30 @@ class ApiError extends Error {
   }
 }
 
-function show(text, kind) {
+/** How long a banner stays before it clears itself (ms): news briefly, errors longer; a newer one replaces it. */
+const BANNER_MS = { info: 6000, error: 20000 };
+let bannerTimer = null;
+/** What the banner shows: a failed overview refresh clears once one succeeds. */
+let bannerSource = null;
+
+function show(text, kind, source) {
   const m = $('message');
-  m.textContent = text;
+  $('message-text').textContent = text;
   m.className = kind;
   m.hidden = false;
+  bannerSource = source || null;
+  clearTimeout(bannerTimer);
+  bannerTimer = setTimeout(clearBanner, BANNER_MS[kind] || BANNER_MS.info);
 }
 
-function showError(e) {
-  show(e instanceof ApiError ? `${e.code}: ${e.message}` : `error: ${e.message}`, 'error');
+function clearBanner() {
+  clearTimeout(bannerTimer);
+  $('message').hidden = true;
+  bannerSource = null;
+}
+
+function showError(e, source) {
+  show(e instanceof ApiError ? `${e.code}: ${e.message}` : `error: ${e.message}`, 'error', source);
 }
 
 /** Asks for the token; resolves true when one was given. */
@@ -99,6 +114,7 @@ async function refresh() {
       ['p50', stats.lateness.p50],
       ['p99', stats.lateness.p99],
       ['max', stats.lateness.max],
+      ['restored since start', stats.restored],
     ]);
     const now = Date.now();
     let rate = '';
@@ -116,13 +132,17 @@ async function refresh() {
     const ready = Object.entries(stats.readyByTopic);
     fillTable($('ready'), ready.length ? ready : [['none', 0]]);
     fillTable($('shards'), stats.shards.map((s) => ['shard ' + s.shard, s.bucketSize]));
+    $('shards').title = 'jobs waiting for their due time in Redis, per shard';
     fillTable($('journal'), [
       ['mode', stats.journal.mode],
       ['lag (ms)', stats.journal.lagMs],
       ['queued rows', stats.journal.queuedRows],
     ]);
+    if (bannerSource === 'refresh') {
+      clearBanner();
+    }
   } catch (e) {
-    showError(e);
+    showError(e, 'refresh');
   }
 }
 
@@ -137,6 +157,7 @@ async function push(event) {
     show(`pushed ${r.data} (${r.message})`, 'info');
     $('lookup-id').value = r.data;
     refresh();
+    refreshTopics();
   } catch (e) {
     showError(e);
   }
@@ -150,6 +171,9 @@ async function lookUp(event) {
   try {
     const details = (await api('GET', 'jobs/' + encodeURIComponent(id))).data;
     const job = details.job;
+    $('job-tier').textContent = details.tier === 'journal'
+      ? 'kept in the journal only (a far job of the journal tier, or a final one)'
+      : 'kept in Redis';
     fillTable($('job-fields'), [
       ['id', job.id],
       ['status', details.status],
@@ -199,54 +223,6 @@ async function restoreOne() {
   }
 }
 
-async function listDead(event) {
-  if (event) {
-    event.preventDefault();
-  }
-  const topic = $('dead-topic').value.trim();
-  try {
-    const page = (await api('GET', 'dead/' + encodeURIComponent(topic))).data;
-    $('dead-total').textContent = `${page.total} dead jobs of ${page.topic}`;
-    const tbody = $('dead-jobs').tBodies[0];
-    tbody.replaceChildren();
-    for (const job of page.jobs) {
-      const tr = document.createElement('tr');
-      const pick = document.createElement('td');
-      const box = document.createElement('input');
-      box.type = 'checkbox';
-      box.value = job.id;
-      box.className = 'dead-pick';
-      pick.appendChild(box);
-      tr.appendChild(pick);
-      for (const value of [job.id, job.attempts, job.body]) {
-        const td = document.createElement('td');
-        td.textContent = value;
-        tr.appendChild(td);
-      }
-      tbody.appendChild(tr);
-    }
-  } catch (e) {
-    showError(e);
-  }
-}
-
-async function requeue(all) {
-  const topic = $('dead-topic').value.trim();
-  const ids = [...document.querySelectorAll('.dead-pick:checked')].map((b) => b.value);
-  if (!all && ids.length === 0) {
-    show('choose the dead letters to requeue first', 'error');
-    return;
-  }
-  try {
-    const r = await api('POST', 'dead/' + encodeURIComponent(topic) + '/requeue', all ? undefined : { ids });
-    show(`${topic}: ${r.message}`, 'info');
-    await listDead();
-    refresh();
-  } catch (e) {
-    showError(e);
-  }
-}
-
 async function restoreAll() {
   try {
     const r = await api('GET', 'reStore?expire=' + $('restore-expire').checked);
@@ -283,12 +259,10 @@ $('push-form').addEventListener('submit', push);
 $('lookup-form').addEventListener('submit', lookUp);
 $('delete-submit').addEventListener('click', deleteJob);
 $('restore-one').addEventListener('click', restoreOne);
-$('dead-form').addEventListener('submit', listDead);
-$('dead-requeue-chosen').addEventListener('click', () => requeue(false));
-$('dead-requeue-all').addEventListener('click', () => requeue(true));
 $('restore-all').addEventListener('click', restoreAll);
 $('clear-all').addEventListener('click', clearAll);
 $('refresh').addEventListener('click', refresh);
 $('token-button').addEventListener('click', askToken);
+$('message-close').addEventListener('click', clearBanner);
 refresh();
 setInterval(refresh, 2000);

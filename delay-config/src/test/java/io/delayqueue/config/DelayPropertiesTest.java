@@ -164,6 +164,26 @@ class DelayPropertiesTest {
     }
 
     @Test
+    void a_retention_too_short_for_the_tombstones_of_far_jobs_is_refused_at_start_while_tiers_are_on() {
+        assertThatThrownBy(() -> bind(Map.of("delay.retention", "4m")).toEngineConfig())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("delay.retention (PT4M) must be at least PT5M while tiers are on")
+                .hasMessageContaining("delay.tier.horizon=0");
+        assertThat(bind(Map.of("delay.retention", "5m")).toEngineConfig().retention())
+                .isEqualTo(Duration.ofMinutes(5));
+        assertThat(bind(Map.of("delay.retention", "3s", "delay.tier.horizon", "0"))
+                        .toEngineConfig()
+                        .retention())
+                .as("tiers off")
+                .isEqualTo(Duration.ofSeconds(3));
+        assertThat(bind(Map.of("delay.retention", "3s", "delay.journal.mode", "async"))
+                        .toEngineConfig()
+                        .retention())
+                .as("tiers need the sync journal, so async keeps every job in Redis")
+                .isEqualTo(Duration.ofSeconds(3));
+    }
+
+    @Test
     void settings_bind_from_environment_variables() {
         DelayProperties p = bindEnvironment(Map.of(
                 "DELAY_SHARDS", "4",

@@ -1,5 +1,6 @@
 package io.delayqueue.controller;
 
+import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Locale;
@@ -18,6 +19,7 @@ import org.springframework.web.bind.annotation.RestController;
  * browsers). Errors Tomcat raises before a request reaches the application are answered by {@link
  * JsonErrorReportValve}.
  */
+@Hidden // not an operation of the API: the container's error dispatch
 @RestController
 public class ApiErrorController implements ErrorController {
     private static final Logger log = LoggerFactory.getLogger(ApiErrorController.class);

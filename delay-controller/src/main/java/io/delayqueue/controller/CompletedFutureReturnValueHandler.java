@@ -1,5 +1,6 @@
 package io.delayqueue.controller;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,21 +25,27 @@ import org.springframework.web.servlet.mvc.method.annotation.HttpEntityMethodPro
  * <p>Installed ahead of Spring's handlers by {@link #installedFirst}. Stateless, thread-safe.
  */
 public final class CompletedFutureReturnValueHandler implements HandlerMethodReturnValueHandler {
+    private final EnvelopeReturnValueHandler envelopes;
     private final HandlerMethodReturnValueHandler entities;
     private final HandlerMethodReturnValueHandler futures;
 
     private CompletedFutureReturnValueHandler(
-            HandlerMethodReturnValueHandler entities, HandlerMethodReturnValueHandler futures) {
+            EnvelopeReturnValueHandler envelopes,
+            HandlerMethodReturnValueHandler entities,
+            HandlerMethodReturnValueHandler futures) {
+        this.envelopes = envelopes;
         this.entities = entities;
         this.futures = futures;
     }
 
     /**
-     * {@code handlers} (a {@code RequestMappingHandlerAdapter}'s) with this one first, delegating to the {@link
-     * HttpEntityMethodProcessor} and the {@link DeferredResultMethodReturnValueHandler} among them; {@code
-     * handlers} as they are when either is missing.
+     * {@code handlers} (a {@code RequestMappingHandlerAdapter}'s) with this one first, then an {@link
+     * EnvelopeReturnValueHandler} writing with {@code json}; completed futures go to that one when their value is
+     * the envelope, else to the {@link HttpEntityMethodProcessor} among {@code handlers}, and futures not complete
+     * to its {@link DeferredResultMethodReturnValueHandler}. {@code handlers} as they are when either is missing.
      */
-    public static List<HandlerMethodReturnValueHandler> installedFirst(List<HandlerMethodReturnValueHandler> handlers) {
+    public static List<HandlerMethodReturnValueHandler> installedFirst(
+            List<HandlerMethodReturnValueHandler> handlers, ObjectMapper json) {
         HandlerMethodReturnValueHandler entities = null;
         HandlerMethodReturnValueHandler futures = null;
         for (HandlerMethodReturnValueHandler h : handlers) {
@@ -54,8 +61,10 @@ public final class CompletedFutureReturnValueHandler implements HandlerMethodRet
         if (entities == null || futures == null) {
             return handlers;
         }
-        List<HandlerMethodReturnValueHandler> installed = new ArrayList<>(handlers.size() + 1);
-        installed.add(new CompletedFutureReturnValueHandler(entities, futures));
+        EnvelopeReturnValueHandler envelopes = new EnvelopeReturnValueHandler(json);
+        List<HandlerMethodReturnValueHandler> installed = new ArrayList<>(handlers.size() + 2);
+        installed.add(new CompletedFutureReturnValueHandler(envelopes, entities, futures));
+        installed.add(envelopes);
         installed.addAll(handlers);
         return installed;
     }
@@ -73,7 +82,8 @@ public final class CompletedFutureReturnValueHandler implements HandlerMethodRet
                 && future.isDone()
                 && !future.isCompletedExceptionally()
                 && future.join() instanceof ResponseEntity<?> entity) {
-            entities.handleReturnValue(entity, new CompletedValueType(returnType, entity), mav, request);
+            (entity.getBody() instanceof ApiResponse<?> ? envelopes : entities)
+                    .handleReturnValue(entity, new CompletedValueType(returnType, entity), mav, request);
         } else {
             futures.handleReturnValue(value, returnType, mav, request);
         }

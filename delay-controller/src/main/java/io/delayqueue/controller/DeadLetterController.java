@@ -1,9 +1,16 @@
 package io.delayqueue.controller;
 
+import static io.delayqueue.controller.QueryParameters.EXAMPLE_TOPIC;
+import static io.delayqueue.controller.QueryParameters.TOPIC_PATTERN;
+
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.JsonCodec;
 import io.delayqueue.queue.engine.DeadLetters;
 import io.delayqueue.queue.engine.DelayQueueEngine;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import org.springframework.http.ResponseEntity;
@@ -18,6 +25,7 @@ import org.springframework.web.bind.annotation.RestController;
  * {@code POST /dead/{topic}/requeue} brings back all of them (no body) or those named by {@code
  * {"ids":[...]}}. Errors are mapped by {@link ApiExceptionHandler}.
  */
+@Tag(name = "dead jobs", description = "list and requeue the jobs that used up their attempts")
 @RestController
 public class DeadLetterController {
     static final int DEFAULT_LIMIT = 100;
@@ -33,9 +41,23 @@ public class DeadLetterController {
     public record RequeueRequest(List<String> ids) {}
 
     /** The oldest {@code limit} (default 100, at most 1000) dead jobs of the topic and their total. */
+    @Operation(
+            summary = "List a topic's dead jobs",
+            description = "The topic's dead jobs (they used up their attempts), oldest first, and their total.")
+    @Answer(code = 200, when = "data is {topic, total, jobs}")
+    @Answer(code = 400, when = "topic malformed, or limit outside 1 to 1000")
+    @Answer(code = 503, when = "Redis is unavailable")
     @GetMapping("/dead/{topic}")
     public ResponseEntity<ApiResponse<DeadLetters.Page>> list(
-            @PathVariable String topic, @RequestParam(required = false) String limit) {
+            @Parameter(description = "the topic", example = EXAMPLE_TOPIC, schema = @Schema(pattern = TOPIC_PATTERN))
+                    @PathVariable
+                    String topic,
+            @Parameter(
+                            description = "the most dead jobs listed (default 100)",
+                            example = "100",
+                            schema = @Schema(type = "integer", format = "int32", minimum = "1", maximum = "1000"))
+                    @RequestParam(required = false)
+                    String limit) {
         DeadLetters.Page page = engine.deadLetters().list(topic, parseLimit(limit));
         return ApiResponse.ok(page, page.total() + " dead jobs, " + page.jobs().size() + " listed");
     }
@@ -45,9 +67,24 @@ public class DeadLetterController {
      * zero. Without a body, every dead job of the topic; with {@code {"ids":[...]}}, those (ids that name no
      * dead job of the topic are reported in {@code notRequeued}).
      */
+    @Operation(
+            summary = "Requeue a topic's dead jobs",
+            description = "Requeues dead jobs of the topic: each is DELAY again, due now, with its attempts counted"
+                    + " from zero. Without a body, every dead job of the topic; with {\"ids\": [...]}, those (ids"
+                    + " that name no dead job of the topic are listed in data.notRequeued).")
+    @Answer(code = 200, when = "data is {requeued, notRequeued}")
+    @Answer(
+            code = 400,
+            when = "topic malformed, ids missing from a body, empty, blank or more than 1000, an" + " unknown field")
+    @Answer(
+            code = 503,
+            when = "Redis is unavailable; the jobs requeued before it stay requeued, calling again" + " goes on")
     @PostMapping("/dead/{topic}/requeue")
     public ResponseEntity<ApiResponse<DeadLetters.Requeue>> requeue(
-            @PathVariable String topic, HttpServletRequest request) {
+            @Parameter(description = "the topic", example = EXAMPLE_TOPIC, schema = @Schema(pattern = TOPIC_PATTERN))
+                    @PathVariable
+                    String topic,
+            HttpServletRequest request) {
         byte[] body = RequestBodies.read(request, REQUEST_LIMIT);
         DeadLetters.Requeue result;
         if (new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {

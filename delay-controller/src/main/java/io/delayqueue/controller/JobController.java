@@ -1,16 +1,27 @@
 package io.delayqueue.controller;
 
+import static io.delayqueue.controller.QueryParameters.EXAMPLE_ID;
+import static io.delayqueue.controller.QueryParameters.EXAMPLE_TOPIC;
+import static io.delayqueue.controller.QueryParameters.JOB_ID_PATTERN;
+import static io.delayqueue.controller.QueryParameters.TOPIC_PATTERN;
+import static io.delayqueue.controller.QueryParameters.parseAttempts;
+import static io.delayqueue.controller.QueryParameters.parseCount;
+import static io.delayqueue.controller.QueryParameters.parseTimeout;
+import static io.delayqueue.controller.QueryParameters.requireJobId;
+import static io.delayqueue.controller.QueryParameters.requireOneJobId;
+
 import io.delayqueue.common.DelayQueueException;
-import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JsonCodec;
 import io.delayqueue.queue.engine.DelayQueueEngine;
-import io.delayqueue.queue.engine.EngineStats;
 import io.delayqueue.queue.engine.FinishOutcome;
 import io.delayqueue.queue.engine.JobDetails;
 import io.delayqueue.queue.engine.PullSettings;
 import io.delayqueue.queue.engine.PushResult;
-import io.delayqueue.queue.engine.RestoreReport;
 import io.delayqueue.queue.store.Attempt;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -25,7 +36,11 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The job API of DESIGN.md. Errors are mapped by {@link ApiExceptionHandler}. */
+/**
+ * The job API of DESIGN.md: push, pull, finish, delete, look-up. Errors are mapped by {@link ApiExceptionHandler};
+ * what each handler can answer is listed beside it ({@link Answer}) for the API description.
+ */
+@Tag(name = "jobs", description = "push, pull, finish, delete and look up jobs")
 @RestController
 public class JobController {
     /** Largest {@code POST /push/batch} request read. */
@@ -33,13 +48,40 @@ public class JobController {
     /** Largest {@code POST /jobs/finish} request read: room for {@link PullSettings#MAX_COUNT} jobs. */
     static final int FINISH_REQUEST_LIMIT = 256 * 1024;
 
+    private static final String PUSH_200 = "committed in the journal and in Redis (or, due beyond delay.tier.horizon,"
+            + " in the journal tier); data is the job's id";
+    private static final String PUSH_202 = "committed in the journal; Redis could not take it now, the reconciler"
+            + " schedules it once Redis is back; data is the job's id. Never push it again without that id";
+    private static final String PUSH_503 = "nothing written (journal refused, too far behind, or no commit started"
+            + " within delay.journal.commit-timeout); data is the job's id: retrying with it is safe";
+    private static final String PUSH_504 = "a commit was under way at the timeout and may still land; data is the"
+            + " job's id: retry with it (200, one job either way)";
+    private static final String DELETE_ANSWERS = "Cancels a job that is still DELAY or READY. 200: DELETED is"
+            + " committed in the journal and the job is never delivered; deleting a deleted job again is 200.";
+    private static final String DELETE_409 = "the job is being delivered (RESERVED) or is final: not deleted";
+    private static final String DELETE_503 = "nothing changed (the journal refused, or Redis is unavailable)";
+    private static final String DELETE_504 = "the journal's answer is unknown: the job is held (not delivered) until"
+            + " a retried delete or the reconciler settles it";
+    private static final String FINISH_409 = "the job is not RESERVED, or the reservation of the attempts named"
+            + " expired and the job was handed over again (counted as staleOutcomes); nothing changed";
+    private static final String REDIS_503 = "Redis is unavailable (or the service is shutting down); nothing changed";
+
     private final DelayQueueEngine engine;
 
     public JobController(DelayQueueEngine engine) {
         this.engine = engine;
     }
 
-    /** Pushes one job; {@code data} is its id. */
+    @Operation(
+            summary = "Push one job",
+            description = "Pushes one job (the JSON body), due after its delay or at its executeAt. The job's id is"
+                    + " fixed before anything is written and is in data on every answer, errors included: a"
+                    + " retry with it is always safe, and pushing an id that exists changes nothing.")
+    @Answer(code = 200, when = PUSH_200 + " (message: created, or a job with this id already exists)")
+    @Answer(code = 202, when = PUSH_202)
+    @Answer(code = 400, when = "nothing written: a field is invalid or over its limit (the message names it)")
+    @Answer(code = 503, when = PUSH_503)
+    @Answer(code = 504, when = PUSH_504)
     @PostMapping("/push")
     public ResponseEntity<ApiResponse<String>> push(HttpServletRequest request) {
         PushResult result = engine.push(JsonCodec.readPushRequest(readBody(request, singleLimit())));
@@ -52,7 +94,21 @@ public class JobController {
     /** The message of a 202: the push is durable, and Redis will have it later. */
     static final String JOURNALED = "journaled; Redis could not take it now, it is scheduled once Redis is back";
 
-    /** Pushes a JSON array of up to 1000 jobs; {@code data} is their ids in order. */
+    @Operation(
+            summary = "Push up to 1000 jobs",
+            description = "Pushes a JSON array of jobs, written whole or not at all: one bad job rejects the batch"
+                    + " (the message names it as [i].field). data is the jobs' ids, in order, on every answer.")
+    @Answer(code = 200, when = "every job committed in the journal and in Redis; data is the ids in order")
+    @Answer(
+            code = 202,
+            when = "every job committed in the journal, some not in Redis yet (scheduled once Redis is"
+                    + " back); data is the ids in order")
+    @Answer(
+            code = 400,
+            when = "nothing written: a job is invalid (the message names [i].field) or the batch holds"
+                    + " no job or more than delay.limits.max-batch-size")
+    @Answer(code = 503, when = "nothing written; data is the ids: retrying with them is safe")
+    @Answer(code = 504, when = "a commit was under way at the timeout and may still land; retry with the ids in data")
     @PostMapping("/push/batch")
     public ResponseEntity<ApiResponse<List<String>>> pushBatch(HttpServletRequest request) {
         List<PushResult> results = engine.pushBatch(JsonCodec.readPushRequests(readBody(request, BATCH_REQUEST_LIMIT)));
@@ -66,13 +122,41 @@ public class JobController {
         return ApiResponse.ok(ids, message);
     }
 
+    @Operation(
+            summary = "Delete a job (query form)",
+            description = DELETE_ANSWERS + " The job is named by jobId, or by id as mykit-delay's client documents"
+                    + " it (GET /delete?id=); give one of them.")
+    @Answer(code = 200, when = "deleted; data is the job's id")
+    @Answer(code = 400, when = "jobId and id both missing, both given, or not a job id")
+    @Answer(code = 404, when = "no such job")
+    @Answer(code = 409, when = DELETE_409)
+    @Answer(code = 503, when = DELETE_503)
+    @Answer(code = 504, when = DELETE_504)
     @GetMapping("/delete")
-    public ResponseEntity<ApiResponse<String>> deleteByQuery(@RequestParam(required = false) String jobId) {
-        return deleteJob(requireJobId("jobId", jobId));
+    public ResponseEntity<ApiResponse<String>> deleteByQuery(
+            @Parameter(description = "the job's id", example = EXAMPLE_ID, schema = @Schema(pattern = JOB_ID_PATTERN))
+                    @RequestParam(required = false)
+                    String jobId,
+            @Parameter(
+                            description = "the job's id, as mykit-delay's client names it (give jobId or id)",
+                            example = EXAMPLE_ID,
+                            schema = @Schema(pattern = JOB_ID_PATTERN))
+                    @RequestParam(name = "id", required = false)
+                    String mykitId) {
+        return deleteJob(requireOneJobId("jobId", jobId, "id", mykitId));
     }
 
+    @Operation(summary = "Delete a job", description = DELETE_ANSWERS)
+    @Answer(code = 200, when = "deleted; data is the job's id")
+    @Answer(code = 404, when = "no such job")
+    @Answer(code = 409, when = DELETE_409)
+    @Answer(code = 503, when = DELETE_503)
+    @Answer(code = 504, when = DELETE_504)
     @DeleteMapping("/jobs/{id}")
-    public ResponseEntity<ApiResponse<String>> delete(@PathVariable String id) {
+    public ResponseEntity<ApiResponse<String>> delete(
+            @Parameter(description = "the job's id", example = EXAMPLE_ID, schema = @Schema(pattern = JOB_ID_PATTERN))
+                    @PathVariable
+                    String id) {
         return deleteJob(requireJobId("id", id));
     }
 
@@ -81,16 +165,40 @@ public class JobController {
         return ApiResponse.ok(id, "deleted");
     }
 
-    /**
-     * Reserves ready jobs of a pull topic for their TTR, long-polling up to {@code timeout} ms when none is ready.
-     * Without {@code count}, the next job ({@code data} null when none came); with it, up to {@code count} jobs
-     * ({@code data} a list, empty when none came).
-     */
+    @Operation(
+            summary = "Reserve ready jobs of a pull topic",
+            description = "Reserves ready jobs of a pull topic for their ttr, long-polling up to timeout ms when"
+                    + " none is ready. Without count, the next job (data null when none came); with count, up to"
+                    + " count jobs (data a list, empty when none came). A reserved job not finished within its"
+                    + " ttr comes back with its attempts counted.")
+    @Answer(code = 200, when = "data is the job reserved or null (without count), or the jobs reserved (with count)")
+    @Answer(
+            code = 400,
+            when = "topic is not a pull topic or malformed, count outside 1 to 1000, or timeout"
+                    + " outside 0 to delay.pull.max-timeout")
+    @Answer(code = 503, when = "Redis failed on every shard (or the service is shutting down); nothing reserved")
     @GetMapping("/get/{topic}")
     public CompletableFuture<ResponseEntity<ApiResponse<Object>>> reserve(
-            @PathVariable String topic,
-            @RequestParam(required = false) String timeout,
-            @RequestParam(required = false) String count) {
+            @Parameter(
+                            description = "the pull topic (delay.dispatch.topics.<topic>=pull)",
+                            example = EXAMPLE_TOPIC,
+                            schema = @Schema(pattern = TOPIC_PATTERN))
+                    @PathVariable
+                    String topic,
+            @Parameter(
+                            description = "milliseconds to wait for a ready job, at most delay.pull.max-timeout;"
+                                    + " 0 (default) answers at once",
+                            example = "1000",
+                            schema = @Schema(type = "integer", format = "int64", minimum = "0"))
+                    @RequestParam(required = false)
+                    String timeout,
+            @Parameter(
+                            description = "the most jobs to reserve: data is then a list (possibly empty); without"
+                                    + " count, data is one job or null",
+                            example = "10",
+                            schema = @Schema(type = "integer", format = "int32", minimum = "1", maximum = "1000"))
+                    @RequestParam(required = false)
+                    String count) {
         long timeoutMs = parseTimeout(timeout);
         if (count == null || count.isEmpty()) {
             return engine.reserve(topic, timeoutMs)
@@ -100,31 +208,68 @@ public class JobController {
                 .thenApply(jobs -> ApiResponse.ok(jobs, jobs.size() + " reserved"));
     }
 
-    /**
-     * Acknowledges a reserved job. {@code attempts}, the job's {@code attempts} as the consumer reserved it, makes
-     * the finish count only for that reservation: once it expired and the job was handed over again, the answer
-     * is 409 and nothing changes.
-     */
+    @Operation(
+            summary = "Finish a reserved job (query form)",
+            description = "Acknowledges a reserved job. With attempts (the job's attempts as the consumer"
+                    + " reserved it) the finish counts only for that reservation. Finishing a finished job again"
+                    + " is 200.")
+    @Answer(code = 200, when = "finished; data is the job's id")
+    @Answer(code = 404, when = "no such job")
+    @Answer(code = 409, when = FINISH_409)
+    @Answer(code = 503, when = REDIS_503)
     @GetMapping("/finish")
     public ResponseEntity<ApiResponse<String>> finishByQuery(
-            @RequestParam(required = false) String jobId, @RequestParam(required = false) String attempts) {
+            @Parameter(
+                            description = "the job's id",
+                            required = true,
+                            example = EXAMPLE_ID,
+                            schema = @Schema(pattern = JOB_ID_PATTERN))
+                    @RequestParam(required = false)
+                    String jobId,
+            @Parameter(description = ATTEMPTS, example = "0", schema = @Schema(type = "integer", minimum = "0"))
+                    @RequestParam(required = false)
+                    String attempts) {
         return finishJob(requireJobId("jobId", jobId), attempts);
     }
 
+    private static final String ATTEMPTS = "the job's attempts as the consumer reserved it: the finish counts only"
+            + " for that reservation (409 once it expired and the job was handed over again); without it, for"
+            + " whichever reservation the job has now";
+
+    @Operation(
+            summary = "Finish a reserved job",
+            description = "Acknowledges a reserved job, as GET /finish does. Finishing a finished job again is 200.")
+    @Answer(code = 200, when = "finished; data is the job's id")
+    @Answer(code = 404, when = "no such job")
+    @Answer(code = 409, when = FINISH_409)
+    @Answer(code = 503, when = REDIS_503)
     @PostMapping("/jobs/{id}/finish")
     public ResponseEntity<ApiResponse<String>> finish(
-            @PathVariable String id, @RequestParam(required = false) String attempts) {
+            @Parameter(description = "the job's id", example = EXAMPLE_ID, schema = @Schema(pattern = JOB_ID_PATTERN))
+                    @PathVariable
+                    String id,
+            @Parameter(description = ATTEMPTS, example = "0", schema = @Schema(type = "integer", minimum = "0"))
+                    @RequestParam(required = false)
+                    String attempts) {
         return finishJob(requireJobId("id", id), attempts);
     }
 
     /** One job of a {@code POST /jobs/finish}: its id and, optionally, its attempts as the consumer reserved it. */
     public record FinishRequest(String id, Integer attempts) {}
 
-    /**
-     * Acknowledges many reserved jobs, of any shards, each as {@code POST /jobs/{id}/finish} does; {@code data} is
-     * one outcome per job, in order. A stale attempt is refused for its job alone; {@code UNKNOWN} (Redis failed on
-     * that job's shard) means the finish may or may not have applied, and sending it again is safe.
-     */
+    @Operation(
+            summary = "Finish up to 1000 reserved jobs",
+            description = "Acknowledges reserved jobs of any shards, each as POST /jobs/{id}/finish does; data is"
+                    + " one outcome per job, in order: FINISHED, STALE (that reservation is over; ignored),"
+                    + " NOT_FOUND, NOT_RESERVED, UNKNOWN (Redis failed on its shard; finishing it again is safe)."
+                    + " One job's outcome never fails another's.")
+    @Answer(code = 200, when = "data is an outcome per job, in the order sent")
+    @Answer(
+            code = 400,
+            when =
+                    "nothing finished: no job or more than 1000 (jobs), a missing or malformed id"
+                            + " ([i].id), a negative attempts ([i].attempts), an unknown field, a body that is not a JSON array")
+    @Answer(code = 503, when = "Redis failed for every shard of the request; sending it again is safe")
     @PostMapping("/jobs/finish")
     public ResponseEntity<ApiResponse<List<FinishOutcome>>> finishAll(HttpServletRequest request) {
         byte[] body = RequestBodies.read(request, FINISH_REQUEST_LIMIT);
@@ -168,12 +313,19 @@ public class JobController {
         return ApiResponse.ok(id, "finished");
     }
 
-    /**
-     * The job with its current status, attempts and due time ({@code executeAt}), and its journaled
-     * transitions, oldest first.
-     */
+    @Operation(
+            summary = "Look a job up",
+            description = "The job with its status, attempts, current due time (executeAt), the tier it was found"
+                    + " in (redis, or journal for a far job not loaded yet) and its journaled transitions, oldest"
+                    + " first. Open without the token.")
+    @Answer(code = 200, when = "data is {job, status, tier, history}")
+    @Answer(code = 404, when = "no such job (or it was final longer ago than delay.retention)")
+    @Answer(code = 503, when = "Redis or the journal is unavailable")
     @GetMapping("/jobs/{id}")
-    public ResponseEntity<ApiResponse<Map<String, Object>>> get(@PathVariable String id) {
+    public ResponseEntity<ApiResponse<Map<String, Object>>> get(
+            @Parameter(description = "the job's id", example = EXAMPLE_ID, schema = @Schema(pattern = JOB_ID_PATTERN))
+                    @PathVariable
+                    String id) {
         JobDetails details = engine.details(requireJobId("id", id));
         return ApiResponse.ok(
                 Map.of(
@@ -188,49 +340,6 @@ public class JobController {
                 null);
     }
 
-    /** Re-enqueues every non-final journaled job missing from Redis; {@code expire=false} skips overdue ones. */
-    @GetMapping("/reStore")
-    public ResponseEntity<ApiResponse<RestoreReport>> restore(@RequestParam(required = false) String expire) {
-        boolean includeExpired = parseBoolean("expire", expire, true);
-        RestoreReport report = engine.restore(includeExpired);
-        return ApiResponse.ok(
-                report, report.restored() + " restored, " + report.alreadyPresent() + " already in Redis");
-    }
-
-    /** Restores one job; {@code JobId} is mykit-delay's spelling of {@code jobId}, taken as it documents it. */
-    @GetMapping("/reStoreJob")
-    public ResponseEntity<ApiResponse<RestoreReport>> restoreJob(
-            @RequestParam(required = false) String jobId,
-            @RequestParam(name = "JobId", required = false) String mykitJobId) {
-        if (jobId != null && mykitJobId != null) {
-            throw new DelayQueueException.InvalidField("jobId", "and JobId name the same thing; give one");
-        }
-        RestoreReport report = engine.restoreJob(
-                jobId == null && mykitJobId != null ? requireJobId("JobId", mykitJobId) : requireJobId("jobId", jobId));
-        String message = report.restored() == 1
-                ? "restored"
-                : report.inJournalTier() == 1
-                        ? "in the journal tier (due beyond the horizon); it is loaded into Redis ahead of its due time"
-                        : "already in Redis";
-        return ApiResponse.ok(report, message);
-    }
-
-    /** Deletes every job not handed over yet; needs {@code confirm=true}. */
-    @GetMapping("/clearAll")
-    public ResponseEntity<ApiResponse<Long>> clearAll(@RequestParam(required = false) String confirm) {
-        if (!parseBoolean("confirm", confirm, false)) {
-            throw new DelayQueueException.InvalidField(
-                    "confirm", "must be true to delete every queued job: call GET /clearAll?confirm=true");
-        }
-        long deleted = engine.clearAll();
-        return ApiResponse.ok(deleted, deleted + " jobs deleted");
-    }
-
-    @GetMapping("/stats")
-    public ResponseEntity<ApiResponse<EngineStats>> stats() {
-        return ApiResponse.ok(engine.stats(), null);
-    }
-
     /** The raw request body, declared application/json ({@link StrictInputInterceptor}). */
     private static byte[] readBody(HttpServletRequest request, int limit) {
         byte[] body = RequestBodies.read(request, limit);
@@ -240,64 +349,8 @@ public class JobController {
         return body;
     }
 
-    /**
-     * {@code id} when it can name a job ({@link JobIds#isClientId}; generated ids match it too), else a 400
-     * naming {@code parameter}: an id no job can have is refused here rather than looked up (a non-ASCII one
-     * would not even compare with the journal's ASCII id column).
-     */
-    private static String requireJobId(String parameter, String id) {
-        if (id == null || id.isEmpty()) {
-            throw new DelayQueueException.InvalidField(parameter, "is required");
-        }
-        if (!JobIds.isClientId(id)) {
-            throw new DelayQueueException.InvalidField(parameter, "must match [A-Za-z0-9._:-]{1,128}");
-        }
-        return id;
-    }
-
     /** A job body may need six bytes of JSON per byte ({@code \\u0000}); leave room for the other fields. */
     private int singleLimit() {
         return (int) Math.min(Integer.MAX_VALUE - 1L, engine.config().limits().maxBodyBytes() * 6L + 16 * 1024);
-    }
-
-    private static boolean parseBoolean(String name, String value, boolean absent) {
-        if (value == null || value.isEmpty()) {
-            return absent;
-        }
-        if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
-            return Boolean.parseBoolean(value);
-        }
-        throw new DelayQueueException.InvalidField(name, "must be true or false");
-    }
-
-    private static Integer parseAttempts(String attempts) {
-        if (attempts == null || attempts.isEmpty()) {
-            return null;
-        }
-        try {
-            return Integer.parseInt(attempts);
-        } catch (NumberFormatException e) {
-            throw new DelayQueueException.InvalidField("attempts", "must be the job's attempts as it was reserved");
-        }
-    }
-
-    private static int parseCount(String count) {
-        try {
-            return Integer.parseInt(count);
-        } catch (NumberFormatException e) {
-            throw new DelayQueueException.InvalidField(
-                    "count", "must be an integer between 1 and " + PullSettings.MAX_COUNT);
-        }
-    }
-
-    private static long parseTimeout(String timeout) {
-        if (timeout == null || timeout.isEmpty()) {
-            return 0;
-        }
-        try {
-            return Long.parseLong(timeout);
-        } catch (NumberFormatException e) {
-            throw new DelayQueueException.InvalidField("timeout", "must be an integer number of milliseconds");
-        }
     }
 }

@@ -13,12 +13,20 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * When {@code delay.security.token} is set, every call that changes the queue (push, pull, finish,
  * delete, admin) must carry {@code Authorization: Bearer <token>} or {@code X-Delay-Token: <token>}.
  * Reads ({@code GET /jobs/..}, {@code /stats}, health, the API description) stay open, and so do the web
- * console's static files: the page holds no data and asks for the token when a call is answered 401.
+ * console's static files (and the chart library's webjar) and its reads of figures: the page holds no data and asks
+ * for the token when a call is answered 401.
  */
 public class TokenFilter extends OncePerRequestFilter {
     /** The web console's static files (delay-controller's {@code static/}). */
-    private static final java.util.Set<String> CONSOLE_FILES =
-            java.util.Set.of("/", "/index.html", "/console.js", "/console.css", "/favicon.ico");
+    private static final java.util.Set<String> CONSOLE_FILES = java.util.Set.of(
+            "/", "/index.html", "/console.js", "/console-panels.js", "/console.css", "/favicon.ico", "/favicon.svg");
+
+    /**
+     * The console's reads of figures, open as {@code /stats} is; its job browser ({@code /console/jobs}) lists
+     * the callers' job bodies and needs the token, as {@code /dead/{topic}} does.
+     */
+    static final java.util.Set<String> OPEN_CONSOLE_READS =
+            java.util.Set.of("/console/metrics", "/console/topics", "/console/cluster");
 
     private final byte[] token;
 
@@ -41,14 +49,20 @@ public class TokenFilter extends OncePerRequestFilter {
     }
 
     private static boolean isRead(HttpServletRequest request) {
-        String path = request.getRequestURI();
-        return "GET".equals(request.getMethod())
+        return isOpen(request.getMethod(), request.getRequestURI());
+    }
+
+    /** Whether a call of {@code method} on {@code path} needs no token (the API description says so too). */
+    static boolean isOpen(String method, String path) {
+        return "GET".equals(method)
                 && (path.startsWith("/jobs/")
                         || path.equals("/stats")
                         || path.startsWith("/actuator")
                         || path.startsWith("/v3/api-docs")
                         || path.startsWith("/swagger-ui")
-                        || CONSOLE_FILES.contains(path));
+                        || CONSOLE_FILES.contains(path)
+                        || OPEN_CONSOLE_READS.contains(path)
+                        || path.startsWith("/webjars/uplot/"));
     }
 
     private static String presented(HttpServletRequest request) {

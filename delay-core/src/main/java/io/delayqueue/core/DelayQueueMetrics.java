@@ -76,6 +76,7 @@ public final class DelayQueueMetrics
     private final DelayQueueGauges gauges;
     private final Map<String, Counter> pushed = new ConcurrentHashMap<>();
     private final Map<String, Counter> handedOver = new ConcurrentHashMap<>();
+    private final Map<String, Counter> restored = new ConcurrentHashMap<>();
     private final Map<String, Counter> sendFailed = new ConcurrentHashMap<>();
     private final Map<String, Counter> retried = new ConcurrentHashMap<>();
     private final Map<String, Counter> dead = new ConcurrentHashMap<>();
@@ -97,6 +98,8 @@ public final class DelayQueueMetrics
     private volatile DistributionSummary journalCommitRows;
     private static final String PUSHED = "jobs accepted by a push";
     private static final String HANDED_OVER = "jobs handed over at their due time";
+    private static final String RESTORED = "jobs handed over that were due before this instance started or before"
+            + " a restore put them back into Redis (not counted in delay.handover.lateness)";
     private static final String SEND_FAILED = "sends a dispatcher did not confirm";
     private static final String RETRIED = "jobs scheduled again on their retry ladder";
     private static final String DEAD = "jobs that ran out of attempts";
@@ -181,6 +184,7 @@ public final class DelayQueueMetrics
         String label = topic == null ? OTHER_TOPICS : topics.label(topic);
         counter(pushed, "delay.jobs.pushed", PUSHED, label, true);
         counter(handedOver, "delay.jobs.handed.over", HANDED_OVER, label, true);
+        counter(restored, "delay.jobs.restored", RESTORED, label, true);
         counter(sendFailed, "delay.sends.failed", SEND_FAILED, label, true);
         counter(retried, "delay.jobs.retried", RETRIED, label, true);
         counter(dead, "delay.jobs.dead", DEAD, label, true);
@@ -273,6 +277,12 @@ public final class DelayQueueMetrics
             all.record(ms, TimeUnit.MILLISECONDS);
             latenessOf(r, topics.label(topic)).record((double) ms, TimeUnit.MILLISECONDS);
         }
+    }
+
+    @Override
+    public void restoredHandedOver(String topic) {
+        increment(counter(handedOver, "delay.jobs.handed.over", HANDED_OVER, topic));
+        increment(counter(restored, "delay.jobs.restored", RESTORED, topic));
     }
 
     @Override

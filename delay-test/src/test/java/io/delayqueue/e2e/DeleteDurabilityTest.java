@@ -41,6 +41,8 @@ import redis.clients.jedis.Jedis;
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.retention=3s",
+            // tiers need a retention of at least 5m (tombstones outlive the loader's pages); every job here is near
+            "delay.tier.horizon=0",
             "delay.journal.reconcile-interval=200ms",
             "delay.journal.reconcile-grace=500ms",
             "delay.journal.commit-timeout=2s",

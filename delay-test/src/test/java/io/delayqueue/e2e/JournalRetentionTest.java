@@ -31,6 +31,8 @@ import org.springframework.test.context.DynamicPropertySource;
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.retention=200ms",
+            // tiers need a retention of at least 5m (tombstones outlive the loader's pages); every job here is near
+            "delay.tier.horizon=0",
             "delay.journal.retention=300ms",
             "delay.journal.purge-interval=100ms",
             "delay.journal.purge-batch-size=1"

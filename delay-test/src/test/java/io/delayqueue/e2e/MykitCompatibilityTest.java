@@ -3,6 +3,7 @@ package io.delayqueue.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
@@ -20,10 +21,18 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The requests mykit-delay's README documents, replayed against this service: its push body (with {@code
- * status}, {@code ttl}, {@code createTime}), {@code /delete?jobId=}, {@code /reStoreJob?JobId=}, {@code
- * /reStore?expire=true} and {@code /clearAll}. Everything else stays strict.
+ * status}, {@code ttl}, {@code createTime}, the last kept as the job's), {@code /delete?jobId=}, {@code
+ * /reStoreJob?JobId=}, {@code /reStore?expire=true} and {@code /clearAll}, and its client section's {@code GET
+ * /delete?id=} and {@code GET /reStore/{id}}. Everything else stays strict.
  */
-@ServiceTest(properties = "delay.dispatch.default=" + RecordingDispatcher.NAME)
+@ServiceTest(
+        properties = {
+            "delay.dispatch.default=" + RecordingDispatcher.NAME,
+            // only the restores asked for put a job back once its Redis keys are gone: not the reconciler, not the
+            // tier loader
+            "delay.journal.reconcile-grace=10m",
+            "delay.tier.horizon=0"
+        })
 @Import(RecordingDispatcherConfig.class)
 class MykitCompatibilityTest {
     static final ServiceStores STORES = ServiceStores.redisAndJournal("mykit");
@@ -72,9 +81,27 @@ class MykitCompatibilityTest {
         assertThat(fromCreateTime.status())
                 .as("push with createTime: %s", fromCreateTime)
                 .isEqualTo(200);
-        assertThat(api.get("/jobs/21").data().path("job").path("executeAt").asLong())
+        JsonNode created = api.get("/jobs/21").data().path("job");
+        assertThat(created.path("executeAt").asLong())
                 .as("due at createTime + delay")
                 .isEqualTo(createTime + 10_000);
+        assertThat(created.path("createTime").asLong())
+                .as("createTime kept as given")
+                .isEqualTo(createTime);
+        assertThat(STORES.journal().queryLong("SELECT create_time FROM delay_queue_job WHERE id = '21'"))
+                .as("createTime journaled as given")
+                .isEqualTo(createTime);
+        for (long absurd :
+                List.of(-1L, System.currentTimeMillis() + Duration.ofDays(1).toMillis())) {
+            Api.Response refused = api.post(
+                    "/push",
+                    "{\"body\":\"b\",\"delay\":10000,\"id\":\"absurd\",\"topic\":\"ces\",\"createTime\":" + absurd
+                            + "}");
+            assertThat(refused.status())
+                    .as("createTime %s: %s", absurd, refused)
+                    .isEqualTo(400);
+            assertThat(refused.message()).startsWith("createTime");
+        }
         await("the job due from its createTime is delivered")
                 .atMost(WAIT)
                 .until(() -> !recorder.deliveriesOf(Set.of("21")).isEmpty());
@@ -90,7 +117,7 @@ class MykitCompatibilityTest {
                 .isEqualTo(400);
         assertThat(unknown.message()).contains("retries");
         assertThat(journaledIds())
-                .as("only the two accepted pushes are journaled")
+                .as("only the two accepted pushes are journaled (none of the absurd createTime)")
                 .containsExactlyInAnyOrder("20", "21");
 
         Api.Response restoreOne = api.get("/reStoreJob?JobId=20");
@@ -104,6 +131,42 @@ class MykitCompatibilityTest {
         Api.Response deleted = api.get("/delete?jobId=20");
         assertThat(deleted.status()).as("/delete?jobId=: %s", deleted).isEqualTo(200);
         assertThat(api.get("/jobs/20").data().path("status").asText()).isEqualTo("DELETED");
+
+        // the client section's calls: GET /delete?id= and GET /reStore/{id}
+        assertThat(api.post("/push", "{\"body\":\"b\",\"delay\":60000,\"id\":\"23\",\"topic\":\"ces\"}")
+                        .status())
+                .isEqualTo(200);
+        Api.Response both = api.get("/delete?jobId=23&id=23");
+        assertThat(both.status()).as("/delete with jobId and id: %s", both).isEqualTo(400);
+        assertThat(both.message()).startsWith("jobId");
+        Api.Response deletedById = api.get("/delete?id=23");
+        assertThat(deletedById.status()).as("/delete?id=: %s", deletedById).isEqualTo(200);
+        assertThat(api.get("/jobs/23").data().path("status").asText()).isEqualTo("DELETED");
+        assertThat(api.get("/delete?id=nothing-here").status())
+                .as("/delete?id= of no job")
+                .isEqualTo(404);
+
+        assertThat(api.post("/push", "{\"body\":\"b\",\"delay\":60000,\"id\":\"24\",\"topic\":\"ces\"}")
+                        .status())
+                .isEqualTo(200);
+        STORES.redis().deleteAllKeys();
+        assertThat(api.get("/jobs/24").data().path("tier").asText())
+                .as("with its Redis keys gone, only the journal holds job 24")
+                .isEqualTo("journal");
+        Api.Response restoredByPath = api.get("/reStore/24");
+        assertThat(restoredByPath.status())
+                .as("/reStore/{id}: %s", restoredByPath)
+                .isEqualTo(200);
+        assertThat(restoredByPath.data().path("restored").asLong()).isEqualTo(1);
+        JsonNode restored = api.get("/jobs/24").data();
+        assertThat(restored.path("tier").asText()).as("job 24 back in Redis").isEqualTo("redis");
+        assertThat(restored.path("status").asText()).isEqualTo("DELAY");
+        assertThat(api.get("/reStore/24").message())
+                .as("a second restore changes nothing")
+                .isEqualTo("already in Redis");
+        assertThat(api.get("/reStore/nothing-here").status())
+                .as("/reStore/{id} of no job")
+                .isEqualTo(404);
 
         Api.Response clearAll = api.get("/clearAll");
         assertThat(clearAll.status())

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
@@ -30,6 +31,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -40,14 +42,18 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * The web console at {@code /}, driven in Debian's headless Chromium as an operator would use it, on a service
  * with a token: the page asks for the token at the first call that needs it, then pushes a job that is counted
- * and delivered, looks it up with its history, deletes another, and requeues a dead letter. Screenshots go to
- * {@code target/screenshots/}.
+ * and delivered, draws its charts from the sampled meters, lists jobs in the browser (a far job of the journal
+ * tier among them) and opens one's history, looks a job up, deletes another, shows the topics with their counts,
+ * requeues a dead letter from its row, and shows the shards of the cluster panel. Screenshots go to {@code
+ * target/screenshots/} (those in {@code docs/} are copies).
  */
 @ServiceTest(
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.dispatch.topics." + WebConsoleTest.PULL_TOPIC + "=pull",
-            "delay.security.token=" + WebConsoleTest.TOKEN
+            "delay.security.token=" + WebConsoleTest.TOKEN,
+            // charts with data within the test: a sample every half second
+            "delay.metrics.console-sample-interval=500ms"
         })
 @Import(RecordingDispatcherConfig.class)
 class WebConsoleTest {
@@ -85,7 +91,7 @@ class WebConsoleTest {
                 "--disable-background-networking",
                 "--disable-component-update",
                 "--disable-sync",
-                "--window-size=1280,1400");
+                "--window-size=1360,1500");
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(Path.of(executable("chromedriver")).toFile())
                 .usingAnyFreePort()
@@ -119,8 +125,8 @@ class WebConsoleTest {
         screenshot("token-prompt");
         fill("token-input", TOKEN);
         click("token-save");
-        wait.until(d -> text("message").startsWith("pushed "));
-        String pushed = text("message").split(" ")[1];
+        wait.until(d -> text("message-text").startsWith("pushed "));
+        String pushed = text("message-text").split(" ")[1];
         assertThat(new Api(port).get("/jobs/" + pushed).status())
                 .as("the job the page says it pushed")
                 .isEqualTo(200);
@@ -145,9 +151,48 @@ class WebConsoleTest {
                         .path("mode")
                         .asText())
                 .isEqualTo("SYNC");
+        // the charts of the last hour, drawn from the sampled meters: the push and the hand-over are in them
+        for (String chart : List.of("chart-throughput", "chart-lateness", "chart-pending", "chart-lag", "chart-dead")) {
+            wait.until(d -> chartPoints(chart) >= 2);
+            assertThat(browser.findElements(By.cssSelector("#" + chart + " canvas")))
+                    .as("%s drawn", chart)
+                    .isNotEmpty();
+        }
+        wait.until(d -> chartMax("pushesPerSecond") > 0 && chartMax("handOversPerSecond") > 0);
+        // some traffic for the charts to show: 300 jobs due over three seconds
+        List<Map<String, Object>> load = new java.util.ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            load.add(Map.of("topic", "console.load", "body", "load " + i, "delay", i * 10));
+        }
+        assertThat(authorized().send("POST", "/push/batch", Api.toJson(load)).status())
+                .isEqualTo(200);
+        wait.until(d -> chartMax("handOversPerSecond") >= 20);
+        wait.until(d -> rowValue("by-status", "FINISHED") >= 301);
+        scrollTo("overview");
         screenshot("overview");
 
-        // look it up with its history
+        // the job browser, from the journal: a far job of the journal tier is listed, and opens its history
+        String far = push("console.far", "due next week", Duration.ofDays(7).toMillis(), null);
+        select("browse-status", "DELAY");
+        fill("browse-topic", "console.far");
+        click("browse-submit");
+        WebElement row = wait.until(d -> d.findElement(By.cssSelector("#browse-jobs tr[data-id='" + far + "']")));
+        assertThat(row.getText()).contains("console.far", "journal");
+        scrollTo("browser");
+        screenshot("jobs");
+        row.click();
+        wait.until(d -> text("job-fields").contains(far));
+        assertThat(text("job-tier")).contains("journal");
+        assertThat(text("job-history")).contains("CREATED");
+
+        // newest first, over every topic: the far job pushed last comes first
+        fill("browse-topic", "");
+        select("browse-order", "newest");
+        click("browse-submit");
+        wait.until(d -> far.equals(
+                browser.findElement(By.cssSelector("#browse-jobs tbody tr")).getAttribute("data-id")));
+
+        // look the delivered one up with its history
         fill("lookup-id", pushed);
         click("lookup-submit");
         wait.until(d -> text("job-fields").contains("FINISHED"));
@@ -159,7 +204,7 @@ class WebConsoleTest {
         String later = push("console.orders", "close order 43", 600_000, null);
         fill("lookup-id", later);
         click("delete-submit");
-        wait.until(d -> text("message").equals("deleted " + later));
+        wait.until(d -> text("message-text").equals("deleted " + later));
         wait.until(d -> text("job-fields").contains("DELETED"));
         assertThat(new Api(port).get("/jobs/" + later).data().path("status").asText())
                 .isEqualTo("DELETED");
@@ -172,18 +217,67 @@ class WebConsoleTest {
         });
         await("the unfinished job is dead").atMost(WAIT).until(() -> "DEAD"
                 .equals(new Api(port).get("/jobs/" + dead).data().path("status").asText()));
-        fill("dead-topic", PULL_TOPIC);
-        click("dead-list");
+
+        // the topics with their counts; the dead letters of one are a click away, each with its last error
+        wait.until(d -> topicCell("console.far", 1).equals("1"));
+        wait.until(d -> topicCell(PULL_TOPIC, 4).equals("1"));
+        browser.findElement(By.cssSelector("#topics tr[data-topic='" + PULL_TOPIC + "'] .dead-open"))
+                .click();
         wait.until(d -> text("dead-total").startsWith("1 dead jobs"));
-        assertThat(text("dead-jobs")).contains(dead);
-        browser.findElement(By.cssSelector(".dead-pick[value='" + dead + "']")).click();
-        screenshot("dead-letters");
-        click("dead-requeue-chosen");
-        wait.until(d -> text("message").contains("1 requeued"));
+        assertThat(text("dead-jobs")).contains(dead, "never finished");
+        Api.Response journaled = authorized().send("GET", "/console/jobs?status=DEAD&topic=" + PULL_TOPIC, null);
+        assertThat(journaled.status()).as("%s", journaled).isEqualTo(200);
+        assertThat(journaled.data().path("jobs").path(0).path("lastError").asText())
+                .as("the last error: why its one attempt failed, not merely that it died: %s", journaled)
+                .isEqualTo("reservation expired");
+        wait.until(d -> text("dead-jobs").contains("reservation expired"));
+        scrollTo("topics-section");
+        screenshot("topics");
+        browser.findElement(By.cssSelector(".dead-requeue-one[data-id='" + dead + "']"))
+                .click();
+        wait.until(d -> text("message-text").contains("1 requeued"));
         wait.until(d -> text("dead-total").startsWith("0 dead jobs"));
         assertThat(new Api(port).get("/jobs/" + dead).data().path("status").asText())
                 .as("the requeued job")
                 .isIn("DELAY", "READY");
+        wait.until(d -> topicCell(PULL_TOPIC, 4).equals("0"));
+
+        // the cluster panel: this standalone instance owns every shard
+        int shards = new Api(port).get("/stats").data().path("shards").size();
+        wait.until(
+                d -> d.findElements(By.cssSelector("#cluster-shards tbody tr")).size() == shards);
+        assertThat(text("cluster-mode")).startsWith("standalone");
+        assertThat(text("cluster-shards")).contains("shard 0", "shard " + (shards - 1));
+        assertThat(text("cluster-instances")).contains("standalone", "all");
+        scrollTo("cluster-section");
+        screenshot("cluster");
+    }
+
+    @Test
+    void the_console_reads_are_open_but_the_job_browser_needs_the_token_and_bad_input_is_named() {
+        Api open = new Api(port);
+        for (String read : List.of("/console/metrics", "/console/topics", "/console/cluster")) {
+            assertThat(open.get(read).status()).as("%s without the token", read).isEqualTo(200);
+        }
+        assertThat(open.get("/console/jobs?status=DELAY").status()).isEqualTo(401);
+
+        Map<String, String> bad = new LinkedHashMap<>();
+        bad.put("/console/jobs", "status");
+        bad.put("/console/jobs?status=LATE", "status");
+        bad.put("/console/jobs?status=DELAY&topic=no%20spaces", "topic");
+        bad.put("/console/jobs?status=DELAY&order=oldest", "order");
+        bad.put("/console/jobs?status=DELAY&after=yesterday", "after");
+        bad.put("/console/jobs?status=DELAY&limit=0", "limit");
+        bad.put("/console/jobs?status=DELAY&limit=201", "limit");
+        bad.forEach((call, field) -> {
+            Api.Response r = authorized().get(call);
+            assertThat(r.status()).as("%s: %s", call, r).isEqualTo(400);
+            assertThat(r.message()).as(call).startsWith(field + " ");
+        });
+
+        Api.Response page = authorized().get("/console/jobs?status=FINISHED&order=newest&limit=1");
+        assertThat(page.status()).as("%s", page).isEqualTo(200);
+        assertThat(page.data().has("jobs")).isTrue();
     }
 
     @Test
@@ -192,7 +286,7 @@ class WebConsoleTest {
         WebDriverWait wait = waiter();
         fill("lookup-id", "no-such-job");
         click("lookup-submit");
-        wait.until(d -> text("message").startsWith("404"));
+        wait.until(d -> text("message-text").startsWith("404"));
         assertThat(browser.findElement(By.id("message")).getAttribute("class")).isEqualTo("error");
         assertThat(browser.findElement(By.id("job")).isDisplayed()).isFalse();
     }
@@ -234,6 +328,40 @@ class WebConsoleTest {
 
     private static void click(String id) {
         browser.findElement(By.id(id)).click();
+    }
+
+    private static void select(String id, String value) {
+        new Select(browser.findElement(By.id(id))).selectByValue(value);
+    }
+
+    private static void scrollTo(String id) {
+        ((JavascriptExecutor) browser).executeScript("document.getElementById(arguments[0]).scrollIntoView()", id);
+    }
+
+    /** The points a chart of the console drew (its first series), as the page notes them. */
+    private static long chartPoints(String id) {
+        String points = browser.findElement(By.id(id)).getAttribute("data-points");
+        return points == null ? 0 : Long.parseLong(points);
+    }
+
+    /** The largest value of a series of the console's samples, read as the page reads them. */
+    private double chartMax(String series) {
+        double max = 0;
+        for (var v : new Api(port).get("/console/metrics").data().path("series").path(series)) {
+            max = Math.max(max, v.asDouble(0));
+        }
+        return max;
+    }
+
+    /** A cell of a topic's row: 1 delayed, 2 ready, 3 reserved, 4 dead; "" without the row. */
+    private static String topicCell(String topic, int column) {
+        Object value = ((JavascriptExecutor) browser)
+                .executeScript(
+                        "const tr = document.querySelector('#topics tr[data-topic=\"' + arguments[0] + '\"]');"
+                                + " return tr ? tr.cells[arguments[1]].textContent : '';",
+                        topic,
+                        column);
+        return String.valueOf(value);
     }
 
     /** The text in the row of a two-column overview table whose first cell is {@code label}; null without one. */

@@ -1,5 +1,7 @@
 package io.delayqueue.queue.coordination;
 
+import java.util.List;
+
 /**
  * Decides which shards this instance scans. Standalone owns them all; master-slave owns all while leader
  * and none otherwise; cluster mode divides them among live instances. The engine asks {@link #owns} before
@@ -28,11 +30,20 @@ public interface Coordinator extends AutoCloseable {
     default void endScan(int shard) {}
 
     /**
+     * Whether the shards can change hands between instances, so that the moves of a shard's jobs must be fenced by
+     * an owner epoch taken for each {@link #ownershipTerm}: {@code true} for the ZooKeeper coordinators; {@code
+     * false} for one that owns its shards for its whole life (standalone), whose moves carry no epoch.
+     */
+    default boolean fencesOwnership() {
+        return false;
+    }
+
+    /**
      * What proves this instance's current hold of {@code shard} (for ZooKeeper, the path of its lock or latch
      * node): it changes whenever the instance takes the shard anew, and {@link #confirmTerm} tells whether it
      * still holds. The engine takes a new owner epoch in the store for each term (see {@link
-     * io.delayqueue.queue.store.JobStore#takeEpoch}). {@code null} when the shard is not owned, or when ownership
-     * needs no fencing (standalone).
+     * io.delayqueue.queue.store.JobStore#takeEpoch}). {@code null} when the shard is not owned (then its jobs are
+     * never moved), and always for a coordinator that does not {@link #fencesOwnership fence}.
      */
     default String ownershipTerm(int shard) {
         return null;
@@ -48,6 +59,15 @@ public interface Coordinator extends AutoCloseable {
 
     /** This instance's role for {@code /stats} and health: {@code standalone}, {@code leader}, ... */
     String role();
+
+    /** The instances, their roles and shards, and the ZooKeeper connection, for the web console. */
+    default CoordinationView view() {
+        return new CoordinationView(
+                "standalone",
+                "this instance",
+                null,
+                List.of(new CoordinationView.Instance("this instance", role(), null)));
+    }
 
     @Override
     void close();

@@ -327,6 +327,11 @@ public final class DelayQueueEngine implements AutoCloseable {
         return parts.stats.collect();
     }
 
+    /** What the web console reads beside {@link #stats()}: the job browser, the topics and the cluster. */
+    public ConsoleQueries console() {
+        return parts.console;
+    }
+
     // ---- scanning ----
 
     /**

@@ -261,8 +261,11 @@ final class DispatchPipeline implements AutoCloseable {
             return;
         }
         long now = clock.millis();
-        lateness.record(now, now - job.executeAt());
-        listener.handedOver(job.topic(), now - job.executeAt());
+        if (lateness.handedOver(now, job.executeAt())) {
+            listener.restoredHandedOver(job.topic());
+        } else {
+            listener.handedOver(job.topic(), now - job.executeAt());
+        }
         CompletionStage<Void> sent;
         try {
             sent = dispatchers.get(waiter.dispatcher()).dispatch(job);

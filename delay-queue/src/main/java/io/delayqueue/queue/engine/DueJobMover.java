@@ -217,8 +217,11 @@ final class DueJobMover {
                     m.id(), JobEvent.DEAD, JobStatus.RESERVED, JobStatus.DEAD, now, "max attempts reached"));
         }
         for (DueBatch.Moved m : batch.madeReady()) {
-            lateness.record(now, now - m.dueAt());
-            listener.get().handedOver(m.topic(), now - m.dueAt());
+            if (lateness.handedOver(now, m.dueAt())) {
+                listener.get().restoredHandedOver(m.topic());
+            } else {
+                listener.get().handedOver(m.topic(), now - m.dueAt());
+            }
             transitions.add(Transition.of(m.id(), JobEvent.READY, JobStatus.DELAY, JobStatus.READY, now, null));
         }
         for (Job job : batch.toDispatch()) {

@@ -3,6 +3,7 @@ package io.delayqueue.queue.engine;
 import static io.delayqueue.queue.SettingChecks.require;
 import static io.delayqueue.queue.SettingChecks.requireBetween;
 
+import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.JournalSettings;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -68,6 +69,15 @@ public record EngineConfig(
                 "delay.journal.retention (" + journal.retention() + ") must be 0 (keep forever) or at least"
                         + " delay.retention (" + retention + "): the journal would forget final jobs that Redis"
                         + " still holds and whose client ids it still answers for");
+        require(
+                tier.horizon().isZero()
+                        || journal.mode() != JournalMode.SYNC
+                        || retention.compareTo(TierSettings.MIN_RETENTION) >= 0,
+                "delay.retention (" + retention + ") must be at least " + TierSettings.MIN_RETENTION + " while tiers"
+                        + " are on (delay.tier.horizon above 0 with delay.journal.mode=sync): a deleted far job's"
+                        + " tombstone lives that long and must outlive any page of the journal tier read before the"
+                        + " delete (the loader refuses pages older than " + TierSettings.MAX_PAGE_AGE + "); raise"
+                        + " delay.retention or set delay.tier.horizon=0");
     }
 
     public EngineConfig withShards(int v) {

@@ -14,6 +14,12 @@ public interface EngineListener {
     /** A job was handed over (to its dispatcher, or onto its pull topic's ready list), this late. */
     default void handedOver(String topic, long latenessMs) {}
 
+    /**
+     * A job of {@code topic} handed over that was due before the engine started or before a restore put it back
+     * into Redis: counted apart from the hand-over lateness.
+     */
+    default void restoredHandedOver(String topic) {}
+
     /** A dispatcher did not confirm a send. */
     default void sendFailed(String topic) {}
 

@@ -54,10 +54,12 @@ final class EngineParts {
     final Maintenance maintenance;
     final JournalRestorer restorer;
     final StatsCollector stats;
+    final ConsoleQueries console;
     final JournalTimers journalTimers;
     /** Loads far jobs from the journal ahead of time; {@code null} when every job is kept in Redis. */
     final TierLoader tierLoader;
 
+    private final Clock clock;
     private volatile EngineListener listener = EngineListener.NONE;
 
     EngineParts(
@@ -73,6 +75,7 @@ final class EngineParts {
                     "store has " + store.shards() + " shards, configuration " + config.shards());
         }
         this.config = config;
+        this.clock = clock;
         this.store = store;
         this.coordinator = coordinator;
         this.wakeUps = wakeUps;
@@ -145,22 +148,34 @@ final class EngineParts {
                 () -> listener);
         // far jobs are journaled only: that needs a push answered once its row is committed (the admit after the
         // commit is what closes the race with the loader), so only the sync journal tiers
-        this.tierLoader = config.tier().horizon().isZero() || journal.mode() != JournalMode.SYNC
+        TierProtocol tiers = config.tier().horizon().isZero() || journal.mode() != JournalMode.SYNC
+                ? null
+                : new TierProtocol(
+                        store, clock, config.tier().horizon().toMillis(), config.shards(), this::onScheduled);
+        this.tierLoader = tiers == null
                 ? null
                 : new TierLoader(
                         journal,
-                        store,
+                        tiers,
                         coordinator,
                         clock,
-                        config.tier().horizon().toMillis(),
                         config.journal().pageSize(),
                         config.shards(),
                         mover.fences(),
                         this::onScheduled);
-        this.restorer =
-                new JournalRestorer(journal, store, clock, config.journal().pageSize(), this::onScheduled, tierLoader);
+        // a restored job was due before it was put back: its hand-over is counted as restored, not as late
+        this.restorer = new JournalRestorer(
+                journal,
+                store,
+                clock,
+                config.journal().pageSize(),
+                job -> {
+                    lateness.restoredBefore(clock.millis());
+                    onScheduled(job);
+                },
+                tierLoader);
         this.pushPath =
-                new PushPath(config, store, journal, clock, jobFactory, tierLoader, () -> listener, this::onScheduled);
+                new PushPath(config, store, journal, clock, jobFactory, tiers, () -> listener, this::onScheduled);
         Reconciler reconciler = new Reconciler(
                 journal,
                 store,
@@ -177,6 +192,14 @@ final class EngineParts {
         this.maintenance = new Maintenance(config, store, journal, clock, pushPath, this::onScheduled, () -> listener);
         this.stats = new StatsCollector(
                 config, store, journal, coordinator, clock, tierLoader, pipeline, pullWaiters, lateness);
+        this.console = new ConsoleQueries(
+                config,
+                store,
+                journal,
+                coordinator,
+                clock,
+                tierLoader,
+                shard -> mover.fences() instanceof ShardFences f ? f.currentEpoch(shard) : null);
     }
 
     /** The listener set now. */
@@ -193,6 +216,11 @@ final class EngineParts {
         @Override
         public void handedOver(String topic, long latenessMs) {
             listener.handedOver(topic, latenessMs);
+        }
+
+        @Override
+        public void restoredHandedOver(String topic) {
+            listener.restoredHandedOver(topic);
         }
 
         @Override
@@ -242,6 +270,8 @@ final class EngineParts {
                 config.dispatch().maxInFlight(),
                 pipeline.lanes().perDispatcher(),
                 pipeline.lanes().perTopic());
+        // jobs due while no instance ran are handed over after the start: not late because of the queue
+        lateness.restoredBefore(clock.millis());
         wakeUps.start(new RemoteWakeUps());
         coordinator.start(this::ownershipChanged);
         mover.startScanners();

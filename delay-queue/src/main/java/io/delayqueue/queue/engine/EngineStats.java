@@ -12,6 +12,8 @@ import java.util.Map;
  * @param readyByTopic ready-list lengths per topic, over every shard
  * @param tiers pending jobs in Redis and in the journal tier
  * @param lateness how late jobs were handed over in the last minute
+ * @param restored jobs handed over since start that were due before this instance started or before a restore put
+ *     them back into Redis: not counted in {@code lateness}
  * @param dispatched sends confirmed since start
  * @param dispatchFailures sends failed since start
  * @param staleOutcomes outcomes (finishes, failed sends, put-backs) ignored since start because the attempt they
@@ -26,6 +28,7 @@ public record EngineStats(
         List<ShardStats> shards,
         TierStats tiers,
         LatenessRecorder.Snapshot lateness,
+        long restored,
         long dispatched,
         long dispatchFailures,
         long staleOutcomes,

@@ -6,6 +6,7 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -20,6 +21,11 @@ import java.util.regex.Pattern;
  */
 public final class JobFactory {
     public static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    /**
+     * How far ahead of this service's clock a client's {@code createTime} may be (its clock running ahead); a
+     * later one is refused as absurd.
+     */
+    public static final Duration CREATE_TIME_SKEW = Duration.ofMinutes(5);
     /** The journal's column limits (sql/V1__journal.sql), checked before anything is written. */
     private static final int MAX_SHORT_FIELD = 255;
 
@@ -128,6 +134,10 @@ public final class JobFactory {
             }
             // mykit-delay counts the delay from the job's createTime; a due time in the past means "now"
             executeAt = r.createTime() != null ? Math.max(r.createTime() + r.delay(), now) : now + r.delay();
+            if (executeAt - now > maxDelay) {
+                throw new InvalidField(
+                        field + "delay", "counted from createTime must end at most " + maxDelay + " ms from now");
+            }
         } else if (r.executeAt() != null) {
             if (r.executeAt() < 0) {
                 throw new InvalidField(field + "executeAt", "must not be negative");
@@ -172,12 +182,15 @@ public final class JobFactory {
                 maxAttempts,
                 r.url(),
                 r.priority() == null ? 0 : r.priority(),
-                now,
+                r.createTime() != null ? r.createTime() : now, // mykit-delay's createTime is kept as given
                 JobStatus.DELAY,
                 0);
     }
 
-    /** mykit-delay's push fields: {@code status} 0 only, {@code ttl} not negative, {@code createTime} sane. */
+    /**
+     * mykit-delay's push fields: {@code status} 0 only, {@code ttl} not negative, {@code createTime} (kept as the
+     * job's) neither in the future beyond {@link #CREATE_TIME_SKEW} nor further back than {@code maxDelay}.
+     */
     private static void checkMykitFields(PushRequest r, long now, long maxDelay, String field) {
         if (r.status() != null && r.status() != 0) {
             throw new InvalidField(
@@ -193,9 +206,12 @@ public final class JobFactory {
                 throw new InvalidField(
                         field + "createTime", "is where delay counts from; give delay with it, not executeAt");
             }
-            if (r.createTime() < 0 || Math.abs(r.createTime() - now) > maxDelay) {
+            long skew = CREATE_TIME_SKEW.toMillis();
+            if (r.createTime() < 0 || r.createTime() > now + skew || r.createTime() < now - maxDelay) {
                 throw new InvalidField(
-                        field + "createTime", "must be epoch milliseconds within " + maxDelay + " ms of now");
+                        field + "createTime",
+                        "must be epoch milliseconds from " + maxDelay + " ms before now to " + skew
+                                + " ms after it, not " + r.createTime());
             }
         }
     }

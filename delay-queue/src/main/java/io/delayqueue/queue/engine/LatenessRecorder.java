@@ -1,6 +1,8 @@
 package io.delayqueue.queue.engine;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 
@@ -8,6 +10,11 @@ import org.HdrHistogram.Histogram;
  * How late jobs were handed over in the recent past: the time between a job's due time and the move that hands
  * it over (ready list or dispatch), in milliseconds, over a sliding window of {@value #SLOTS} slots (one minute
  * by default), so that {@code /stats} shows how the service does now, not an average since it started.
+ *
+ * <p>Jobs that were due before this instance started, or before a restore put them back into Redis, are not late
+ * because of the queue: they waited out a restart or the loss of Redis. Their hand-over is counted apart ({@link
+ * #restored}), never in the lateness figures: a {@code kill -9} and a restart would otherwise show minutes of
+ * lateness for the jobs due while the service was down.
  *
  * <p>Threading: {@link #record} from any thread. A slot is cleared by the first record of its next turn; a
  * record racing that clear may be lost or land in the new turn, which figures for operators can bear.
@@ -21,6 +28,10 @@ public final class LatenessRecorder {
 
     private final long slotMs;
     private final Slot[] slots = new Slot[SLOTS];
+    /** Jobs due before this time that are handed over are restored ones ({@link #restoredBefore}). */
+    private final AtomicLong restoredBefore = new AtomicLong(Long.MIN_VALUE);
+
+    private final LongAdder restored = new LongAdder();
 
     private static final class Slot {
         /** Which turn of the ring the histogram holds ({@code time / slotMs}); -1: none yet. */
@@ -34,6 +45,34 @@ public final class LatenessRecorder {
         for (int i = 0; i < SLOTS; i++) {
             slots[i] = new Slot();
         }
+    }
+
+    /**
+     * From now on, a job due before {@code atMs} that is handed over counts as restored, not as late: the engine
+     * started at {@code atMs}, or a restore put a job back into Redis then.
+     */
+    public void restoredBefore(long atMs) {
+        restoredBefore.accumulateAndGet(atMs, Math::max);
+    }
+
+    /**
+     * One job handed over at {@code atMs} (the caller's clock) that was due at {@code dueAtMs}: counted in the
+     * lateness figures, or as restored when it was due before the engine started or a restore put it back.
+     *
+     * @return whether it counted as restored
+     */
+    public boolean handedOver(long atMs, long dueAtMs) {
+        if (dueAtMs < restoredBefore.get()) {
+            restored.increment();
+            return true;
+        }
+        record(atMs, atMs - dueAtMs);
+        return false;
+    }
+
+    /** Restored jobs handed over since the start (see {@link #handedOver}). */
+    public long restored() {
+        return restored.sum();
     }
 
     /** One job handed over at {@code atMs} (the caller's clock), {@code latenessMs} after its due time. */

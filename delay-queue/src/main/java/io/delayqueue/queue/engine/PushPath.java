@@ -3,7 +3,6 @@ package io.delayqueue.queue.engine;
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
-import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
@@ -25,7 +24,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The engine's push path: concurrent pushes are combined into rounds ({@link Combiner}), each round is journaled
  * first (one commit, one group per caller) and then stored in Redis; far jobs (due beyond the tier horizon) are
- * admitted instead of stored (see {@link TierLoader}).
+ * admitted instead of stored ({@link TierProtocol}).
  *
  * <p>Thread-safe: called on the pushing callers' threads; a round runs on the thread of one of its callers.
  */
@@ -38,7 +37,7 @@ final class PushPath {
     private final Clock clock;
     private final JobFactory jobFactory;
     /** {@code null} when every job is kept in Redis. */
-    private final TierLoader tierLoader;
+    private final TierProtocol tiers;
 
     private final Supplier<EngineListener> listener;
     private final DispatchPipeline.ScheduleListener scheduled;
@@ -52,7 +51,7 @@ final class PushPath {
             Journal journal,
             Clock clock,
             JobFactory jobFactory,
-            TierLoader tierLoader,
+            TierProtocol tiers,
             Supplier<EngineListener> listener,
             DispatchPipeline.ScheduleListener scheduled) {
         this.config = config;
@@ -60,7 +59,7 @@ final class PushPath {
         this.journal = journal;
         this.clock = clock;
         this.jobFactory = jobFactory;
-        this.tierLoader = tierLoader;
+        this.tiers = tiers;
         this.listener = listener;
         this.scheduled = scheduled;
     }
@@ -158,15 +157,17 @@ final class PushPath {
         // and only within its deadline: a retry storm of known ids must not hold the round's other callers.
         Set<String> unsure = readKnown(known, toStore, deadlineNanos);
         // far jobs (due beyond the horizon) stay in the journal; each is admitted to Redis only if its shard's
-        // loader may have read past its row already (see TierLoader)
-        long farAfter = tierLoader == null ? Long.MAX_VALUE : clock.millis() + tierLoader.horizonMs();
+        // loader may have read past its row already (see TierProtocol)
+        long farAfter = tiers == null ? Long.MAX_VALUE : tiers.farAfter();
         List<Job> near = new ArrayList<>(toStore.size());
         List<Job> far = new ArrayList<>();
         for (Job job : toStore.values()) {
             (job.executeAt() > farAfter ? far : near).add(job);
         }
         Map<String, Boolean> storedById = storeAll(near);
-        storedById.putAll(admitAll(far));
+        if (!far.isEmpty()) {
+            storedById.putAll(tiers.admit(far));
+        }
         boolean durableWithoutRedis = journal.mode() != JournalMode.OFF;
         for (String id : newIds) {
             if (durableWithoutRedis || storedById.containsKey(id)) {
@@ -271,37 +272,8 @@ final class PushPath {
     }
 
     /**
-     * Admits far jobs whose rows are committed (see {@link TierLoader}); by id {@code true} for each the store took
-     * or left to the loader (durable and scheduled either way), absent where its shard failed.
-     */
-    private Map<String, Boolean> admitAll(List<Job> jobs) {
-        Map<String, Boolean> byId = new HashMap<>();
-        if (jobs.isEmpty()) {
-            return byId;
-        }
-        List<JobStore.Admission> admitted;
-        try {
-            admitted = store.admit(jobs);
-        } catch (DelayQueueException e) {
-            log.warn("Redis could not admit any of {} far jobs: {}", jobs.size(), e.getMessage());
-            return byId;
-        }
-        for (int i = 0; i < jobs.size(); i++) {
-            JobStore.Admission a = admitted.get(i);
-            if (a != null) {
-                byId.put(jobs.get(i).id(), true);
-                if (a == JobStore.Admission.ADMITTED) {
-                    onScheduled(jobs.get(i));
-                }
-            }
-        }
-        return byId;
-    }
-
-    /**
-     * A job only the journal holds whose delete was undone (its tombstone removed): the tier loader skipped it
-     * while the tombstone stood, so it is admitted as a far push is (into Redis if within its shard's load
-     * intent, else left to the loader). Best effort: the reconciler restores it once overdue otherwise.
+     * A job only the journal holds whose delete was undone (its tombstone removed): readmitted by the {@link
+     * TierProtocol}.
      */
     void readmit(Job journaled) {
         readmitAll(List.of(journaled));
@@ -309,14 +281,9 @@ final class PushPath {
 
     /** {@link #readmit} of several jobs, in one admit call per shard. */
     void readmitAll(List<Job> journaled) {
-        if (tierLoader == null) {
-            return;
+        if (tiers != null) {
+            tiers.readmit(journaled);
         }
-        List<Job> live = journaled.stream()
-                .filter(j -> j.status() != JobStatus.DEAD && !j.status().isFinal())
-                .map(JournalRestorer::restorable)
-                .toList();
-        admitAll(live);
     }
 
     /** A job landed in the store (pushed or restored). */

@@ -37,17 +37,29 @@ final class ShardFences implements TierLoader.Fences {
         }
     }
 
+    /** The epoch of a coordinator whose shards never change hands (standalone): the scripts fence nothing. */
+    static final long UNFENCED = 0;
+
+    /** Not owned: the shard's jobs must not be moved (the scripts refuse a negative epoch too). */
+    static final long NOT_OWNED = -1;
+
     /**
-     * The owner epoch to carry in the moves of {@code shard}: {@code 0} when the coordinator needs no fencing;
-     * for each new ownership term a new epoch taken in the store, used only once the coordinator confirmed that
-     * the term outlived the take (an instance paused between gaining the shard and taking its epoch must not move
-     * jobs with an epoch taken after another instance's); {@code -1} when this instance must not move them.
+     * The owner epoch to carry in the moves of {@code shard}: {@link #UNFENCED} when the coordinator needs no
+     * fencing and owns the shard; for each new ownership term a new epoch taken in the store, used only once the
+     * coordinator confirmed that the term outlived the take (an instance paused between gaining the shard and
+     * taking its epoch must not move jobs with an epoch taken after another instance's); {@link #NOT_OWNED} when
+     * this instance must not move them: it does not own the shard (a fencing coordinator without a term, as when
+     * it lost the shard since the caller asked), or lost it while taking the epoch. "Not owned" is never read as
+     * "not fenced".
      */
     @Override
     public long epochFor(int shard) {
+        if (!coordinator.fencesOwnership()) {
+            return coordinator.owns(shard) ? UNFENCED : NOT_OWNED;
+        }
         String term = coordinator.ownershipTerm(shard);
         if (term == null) {
-            return 0;
+            return NOT_OWNED;
         }
         Fence fence = fences.get(shard);
         if (fence != null && fence.term().equals(term)) {
@@ -63,12 +75,22 @@ final class ShardFences implements TierLoader.Fences {
             long epoch = store.takeEpoch(shard);
             if (!coordinator.confirmTerm(shard, term)) {
                 log.warn("shard {}: ownership ended while taking an owner epoch; not moving its jobs", shard);
-                return -1;
+                return NOT_OWNED;
             }
             fences.set(shard, new Fence(term, epoch));
             log.info("shard {}: owner epoch {}", shard, epoch);
             return epoch;
         }
+    }
+
+    /**
+     * The owner epoch this instance moves {@code shard}'s jobs with now, for the web console; {@code null} when it
+     * does not own the shard, has not taken an epoch for its current term yet, or needs no fencing (standalone).
+     */
+    Long currentEpoch(int shard) {
+        String term = coordinator.ownershipTerm(shard);
+        Fence fence = fences.get(shard);
+        return term != null && fence != null && fence.term().equals(term) ? fence.epoch() : null;
     }
 
     @Override

@@ -83,6 +83,7 @@ final class StatsCollector {
                 shards,
                 tiers,
                 lateness.snapshot(clock.millis()),
+                lateness.restored(),
                 pipeline.dispatched(),
                 pipeline.failed(),
                 pipeline.stale(),

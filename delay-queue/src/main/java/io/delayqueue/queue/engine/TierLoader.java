@@ -34,21 +34,11 @@ import org.slf4j.LoggerFactory;
  * A pass over a shard: (1) raise {@code intent} to {@code now + horizon}; (2) only then read a page of the
  * shard's {@code DELAY} rows after {@code loaded} and due up to the intent, in (due time, id) order; (3) load
  * it, fenced by the owner epoch, each job only where Redis lacks its id in any state (so a tombstone of a
- * deleted journal-only job keeps it out), and advance {@code loaded}; repeat while pages are full.
+ * deleted journal-only job keeps it out), and advance {@code loaded}, unless the watermark the page was read
+ * under is gone from Redis; repeat while pages are full.
  *
- * <p><b>Why no far job is missed.</b> A far push commits its row and only then runs the admit script ({@link
- * JobStore#admit}), which puts the job into Redis itself when its due time is within the shard's intent. Take a
- * far row R due at D. If the admit ran after the intent was raised to {@code >= D}, the admit stored R. Otherwise
- * the admit, and so R's commit, came before that raise, which comes before the loader's read up to that intent:
- * the read sees R (and the cursor cannot have passed D already, as a cursor only reaches D after a raise to
- * {@code >= D}). Both may store R; the second finds its id and changes nothing. If Redis fails during the admit
- * the push is answered as a journaled job Redis could not take (202), and the reconciler schedules it once due.
- *
- * <p><b>Why no deleted job comes back.</b> Deleting a job Redis lacks writes a {@code DELETED} tombstone in Redis
- * before the journal commits the delete; the tombstone stays until the final-job retention ({@link
- * EngineConfig#retention()}, an hour by default) purges it, and the load script skips every id the pool holds. A
- * page is loaded only if it was read less than {@link #MAX_PAGE_AGE_MS} before (the script refuses older ones), so
- * a page read before a delete can never be loaded after that delete's tombstone was purged.
+ * <p>What each step does to the watermark, and why no far job is missed and no deleted one comes back, is {@link
+ * TierProtocol}'s table: this class pages the journal and calls it, and journals the loads.
  *
  * <p>This runs ahead of due times, about every quarter of the horizon (clamped to {@link #MIN_SLEEP_MS}..{@link
  * #MAX_SLEEP_MS}) and at once when ownership changes: it is not the fixed-tick polling of due jobs that the design
@@ -57,9 +47,6 @@ import org.slf4j.LoggerFactory;
  */
 final class TierLoader implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(TierLoader.class);
-
-    /** Oldest a page may be when it is loaded: far below the final-job retention, which purges tombstones. */
-    static final long MAX_PAGE_AGE_MS = 30_000;
 
     static final long MIN_SLEEP_MS = 50;
     static final long MAX_SLEEP_MS = 10_000;
@@ -73,7 +60,10 @@ final class TierLoader implements Runnable {
 
     /** The scanner's owner epochs, shared with the loader. */
     interface Fences {
-        /** The epoch to carry in this shard's scripts; {@code -1}: do not touch the shard. */
+        /**
+         * The epoch to carry in this shard's scripts; {@code 0}: the coordinator needs no fencing; {@link
+         * ShardFences#NOT_OWNED}: do not touch the shard.
+         */
         long epochFor(int shard);
 
         /** A script refused the epoch: take a new one next time. */
@@ -84,10 +74,9 @@ final class TierLoader implements Runnable {
     record Count(long jobs, long countedAt) {}
 
     private final Journal journal;
-    private final JobStore store;
+    private final TierProtocol protocol;
     private final Coordinator coordinator;
     private final Clock clock;
-    private final long horizonMs;
     private final int pageSize;
     private final int shards;
     private final Fences fences;
@@ -108,19 +97,17 @@ final class TierLoader implements Runnable {
 
     TierLoader(
             Journal journal,
-            JobStore store,
+            TierProtocol protocol,
             Coordinator coordinator,
             Clock clock,
-            long horizonMs,
             int pageSize,
             int shards,
             Fences fences,
             BiConsumer<Integer, Long> onScheduled) {
         this.journal = journal;
-        this.store = store;
+        this.protocol = protocol;
         this.coordinator = coordinator;
         this.clock = clock;
-        this.horizonMs = horizonMs;
         this.pageSize = pageSize;
         this.shards = shards;
         this.fences = fences;
@@ -128,12 +115,12 @@ final class TierLoader implements Runnable {
     }
 
     long horizonMs() {
-        return horizonMs;
+        return protocol.horizonMs();
     }
 
     /** How long the loader sleeps between passes: a quarter of the horizon, clamped. */
     long sleepMs() {
-        return Math.max(MIN_SLEEP_MS, Math.min(MAX_SLEEP_MS, horizonMs / 4));
+        return Math.max(MIN_SLEEP_MS, Math.min(MAX_SLEEP_MS, horizonMs() / 4));
     }
 
     /** One pass over every shard this instance owns; returns the jobs loaded. */
@@ -161,12 +148,12 @@ final class TierLoader implements Runnable {
         if (epoch < 0) {
             return 0;
         }
-        JobStore.TierMark mark = store.raiseTierIntent(shard, clock.millis() + horizonMs, epoch);
+        JobStore.TierMark mark = protocol.raiseIntent(shard, epoch);
         // the intent may be higher than this instance's now + horizon (raised by an instance whose clock is
         // ahead): pushes due up to it were left to the loader only if their rows came before the raise, so
         // reading up to it covers them
         long upTo = mark.intent();
-        JobCursor cursor = mark.loaded() == null ? JobCursor.START : mark.loaded();
+        JobCursor cursor = TierProtocol.readFrom(mark);
         int loaded = 0;
         while (cursor.dueAt() <= upTo) {
             long readAt = clock.millis();
@@ -175,14 +162,15 @@ final class TierLoader implements Runnable {
             Job last = full ? page.get(page.size() - 1) : null;
             // a page that was not full read every row up to the intent: (upTo + 1, "") is after all of them
             JobCursor to = full ? new JobCursor(last.executeAt(), last.id()) : new JobCursor(upTo + 1, "");
-            JobStore.TierLoad result = store.loadTier(shard, page, to, readAt, clock.millis(), MAX_PAGE_AGE_MS, epoch);
-            if (result.stale()) {
+            JobStore.TierLoad result =
+                    protocol.load(shard, new JobStore.TierPage(mark, cursor, page, to, readAt), epoch);
+            if (result.outcome() != JobStore.LoadOutcome.LOADED) {
                 log.warn(
-                        "shard {}: a page of {} jobs was read more than {} ms before it could be loaded; reading it"
-                                + " again next pass",
+                        "shard {}: a page of {} jobs was not loaded ({}): {}; reading it again next pass",
                         shard,
                         page.size(),
-                        MAX_PAGE_AGE_MS);
+                        result.outcome(),
+                        refusal(result.outcome()));
                 break;
             }
             loaded += result.loaded().size();
@@ -208,6 +196,15 @@ final class TierLoader implements Runnable {
             cursor = to;
         }
         return loaded;
+    }
+
+    private static String refusal(JobStore.LoadOutcome outcome) {
+        return switch (outcome) {
+            case STALE -> "read more than " + TierProtocol.MAX_PAGE_AGE_MS + " ms before it could be loaded";
+            case INTENT_LOST -> "the load intent it was read under is gone from Redis (restarted or failed over)";
+            case CURSOR_LOST -> "the loaded cursor is gone from Redis and the page does not start from the first row";
+            case LOADED -> "loaded";
+        };
     }
 
     /**
@@ -294,13 +291,13 @@ final class TierLoader implements Runnable {
     Count journalTier() {
         long now = clock.millis();
         Count last = count;
-        long maxAge = Math.min(COUNT_MAX_AGE_MS, Math.max(500, horizonMs / 4));
+        long maxAge = Math.min(COUNT_MAX_AGE_MS, Math.max(500, horizonMs() / 4));
         if ((last == null || now - last.countedAt() > maxAge) && counting.compareAndSet(false, true)) {
             try {
                 counter.execute(() -> {
                     try {
                         long at = clock.millis();
-                        count = new Count(journal.countDelayedDueAfter(at + horizonMs), at);
+                        count = new Count(journal.countDelayedDueAfter(at + horizonMs()), at);
                     } catch (RuntimeException e) {
                         log.debug("counting the journal tier failed: {}", e.toString());
                     } finally {

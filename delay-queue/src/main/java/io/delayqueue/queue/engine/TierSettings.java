@@ -20,6 +20,19 @@ public record TierSettings(Duration horizon) {
 
     public static final TierSettings DEFAULTS = new TierSettings(DEFAULT_HORIZON);
 
+    /**
+     * Oldest a page of the journal tier may be when it is loaded into Redis: the loader refuses older pages and
+     * reads them again.
+     */
+    public static final Duration MAX_PAGE_AGE = Duration.ofSeconds(30);
+
+    /**
+     * The shortest {@code delay.retention} while tiers are on: a deleted far job's tombstone lives that long, and
+     * must outlive by far any page read before the delete ({@link #MAX_PAGE_AGE}), or such a page would load the
+     * job again. Ten times the page age.
+     */
+    public static final Duration MIN_RETENTION = MAX_PAGE_AGE.multipliedBy(10);
+
     public TierSettings {
         require(horizon != null && !horizon.isNegative(), "delay.tier.horizon must not be negative (0: off)");
     }

@@ -118,6 +118,27 @@ public interface Journal extends AutoCloseable {
      */
     List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit);
 
+    /** One page of the console's job browser (see {@link JobQuery}); a journal that keeps nothing has none. */
+    default List<Job> browse(JobQuery query) {
+        return List.of();
+    }
+
+    /**
+     * The last error of each of {@code ids} that has one, by id: the detail of its latest failed send, expired
+     * reservation or deferral, else of its death ({@code max attempts reached}). One read for a page of jobs.
+     */
+    default Map<String, String> lastErrors(Collection<String> ids) {
+        return Map.of();
+    }
+
+    /**
+     * How many jobs of each topic are {@code DELAY}, {@code READY}, {@code RESERVED} and {@code DEAD}: a grouped
+     * count over the jobs not final, which takes time on a large table (callers ask at most every few seconds).
+     */
+    default List<TopicCount> countByTopic() {
+        return List.of();
+    }
+
     /**
      * Deletes up to {@code limit} jobs in a final state that stays final ({@code FINISHED}, {@code DELETED}) last
      * updated before {@code updatedBefore}, and their log rows, in one short transaction: a batch of journal

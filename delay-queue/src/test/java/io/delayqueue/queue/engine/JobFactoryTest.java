@@ -269,5 +269,26 @@ class JobFactoryTest {
         rejects(mykit(null, NOW + 5_000, null, null, NOW), "createTime");
         rejects(mykit(1_000L, null, null, null, NOW - Duration.ofDays(2).toMillis()), "createTime");
         rejects(mykit(1_000L, null, null, null, -5L), "createTime");
+        long skew = JobFactory.CREATE_TIME_SKEW.toMillis();
+        rejects(mykit(1_000L, null, null, null, NOW + skew + 1), "createTime");
+        assertThat(factory.create(mykit(1_000L, null, null, null, NOW + skew), NOW, "")
+                        .executeAt())
+                .as("a client clock ahead by up to the skew is taken")
+                .isEqualTo(NOW + skew + 1_000);
+        long maxDelay = Duration.ofDays(1).toMillis();
+        rejects(mykit(maxDelay, null, null, null, NOW + 1), "delay");
+        assertThat(factory.create(mykit(maxDelay, null, null, null, NOW), NOW, "")
+                        .executeAt())
+                .isEqualTo(NOW + maxDelay);
+    }
+
+    @Test
+    void mykit_delay_create_time_is_kept_as_given() {
+        assertThat(factory.create(mykit(10_000L, null, 0, 12L, NOW - 4_000), NOW, "")
+                        .createTime())
+                .isEqualTo(NOW - 4_000);
+        assertThat(factory.create(mykit(10_000L, null, 0, 12L, null), NOW, "").createTime())
+                .as("without createTime the job is created now")
+                .isEqualTo(NOW);
     }
 }

@@ -54,4 +54,27 @@ class LatenessRecorderTest {
         recorder.record(10, -5);
         assertThat(recorder.snapshot(10).max()).isZero();
     }
+
+    @Test
+    void a_job_due_before_the_start_or_a_restore_counts_as_restored_not_as_late() {
+        recorder.restoredBefore(100_000); // the start
+        assertThat(recorder.handedOver(100_500, 40_000))
+                .as("due before the start")
+                .isTrue();
+        assertThat(recorder.handedOver(100_500, 100_200))
+                .as("due after the start")
+                .isFalse();
+        recorder.restoredBefore(50_000); // an earlier time moves nothing back
+        recorder.restoredBefore(110_000); // a restore
+        assertThat(recorder.handedOver(110_100, 105_000))
+                .as("due before the restore")
+                .isTrue();
+
+        LatenessRecorder.Snapshot s = recorder.snapshot(110_100);
+        assertThat(recorder.restored()).isEqualTo(2);
+        assertThat(s.count())
+                .as("only the job due while running is in the lateness")
+                .isEqualTo(1);
+        assertThat(s.max()).isEqualTo(300);
+    }
 }

@@ -230,6 +230,11 @@ class TierTest {
         }
 
         @Override
+        public boolean fencesOwnership() {
+            return true;
+        }
+
+        @Override
         public String ownershipTerm(int shard) {
             return term;
         }

@@ -1,13 +1,17 @@
 package io.delayqueue.queue.coordination.curator;
 
+import io.delayqueue.queue.coordination.CoordinationView;
 import io.delayqueue.queue.coordination.Coordinator;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.Participant;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
@@ -47,6 +51,8 @@ public final class LeaderLatchCoordinator implements Coordinator {
     private volatile OwnershipListener listener = () -> {};
     private volatile boolean connected;
     private volatile boolean leading;
+    /** The last ZooKeeper connection state heard, for {@link #view}. */
+    private volatile String zooKeeperState = "CONNECTING";
 
     /**
      * @param basePath the queue's ZooKeeper path inside the client's namespace, e.g. {@code /dq}
@@ -70,6 +76,7 @@ public final class LeaderLatchCoordinator implements Coordinator {
         synchronized (this) {
             client.getConnectionStateListenable().addListener(connectionListener);
             connected = client.getZookeeperClient().isConnected();
+            zooKeeperState = connected ? "CONNECTED" : "CONNECTING";
         }
         latch.addListener(new LeaderLatchListener() {
             @Override
@@ -93,6 +100,7 @@ public final class LeaderLatchCoordinator implements Coordinator {
 
     private void connectionChanged(ConnectionState newState) {
         boolean nowConnected = newState == ConnectionState.CONNECTED || newState == ConnectionState.RECONNECTED;
+        zooKeeperState = newState.name();
         synchronized (this) {
             connected = nowConnected;
             if (!nowConnected && leading) {
@@ -142,6 +150,12 @@ public final class LeaderLatchCoordinator implements Coordinator {
         passes.readLock().unlock();
     }
 
+    /** Shards change hands between instances: every move is fenced by an owner epoch. */
+    @Override
+    public boolean fencesOwnership() {
+        return true;
+    }
+
     /** The path of this instance's latch node that made it the leader: ZooKeeper keeps it while the session lives. */
     @Override
     public String ownershipTerm(int shard) {
@@ -159,6 +173,25 @@ public final class LeaderLatchCoordinator implements Coordinator {
             return "stopped";
         }
         return leading ? "leader" : connected ? "follower" : "disconnected";
+    }
+
+    /**
+     * The participants of the election as ZooKeeper has them now (a round trip; only this instance when ZooKeeper
+     * does not answer): the leader scans every shard, the followers none.
+     */
+    @Override
+    public CoordinationView view() {
+        List<CoordinationView.Instance> instances = new ArrayList<>();
+        try {
+            for (Participant p : latch.getParticipants()) {
+                instances.add(new CoordinationView.Instance(
+                        p.getId(), p.isLeader() ? "leader" : "follower", p.isLeader() ? null : List.of()));
+            }
+        } catch (Exception e) {
+            instances.clear();
+            instances.add(new CoordinationView.Instance(id, role(), leading ? null : List.of()));
+        }
+        return new CoordinationView("master-slave", id, zooKeeperState, instances);
     }
 
     /** This instance's id in the election. */

@@ -1,5 +1,6 @@
 package io.delayqueue.queue.coordination.curator;
 
+import io.delayqueue.queue.coordination.CoordinationView;
 import io.delayqueue.queue.coordination.Coordinator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -74,6 +75,9 @@ public final class ShardOwnershipCoordinator implements Coordinator {
     private final Object wakeLock = new Object();
     private volatile OwnershipListener listener = () -> {};
     private volatile List<String> members = List.of();
+    /** The last ZooKeeper connection state heard, for {@link #view}. */
+    private volatile String zooKeeperState = "CONNECTING";
+
     private Thread balancer;
 
     // balancer thread only
@@ -120,6 +124,9 @@ public final class ShardOwnershipCoordinator implements Coordinator {
         ownership.startTracking(
                 () -> client.getConnectionStateListenable().addListener(connectionListener),
                 client.getZookeeperClient()::isConnected);
+        if (client.getZookeeperClient().isConnected()) {
+            zooKeeperState = "CONNECTED";
+        }
         member.start();
         liveness.start();
         balancer = new Thread(this::balanceUntilClosed, "delay-shard-balancer");
@@ -130,6 +137,7 @@ public final class ShardOwnershipCoordinator implements Coordinator {
 
     private void connectionChanged(ConnectionState newState) {
         boolean nowConnected = newState == ConnectionState.CONNECTED || newState == ConnectionState.RECONNECTED;
+        zooKeeperState = newState.name();
         ownership.connectionChanged(nowConnected);
         if (!nowConnected) {
             log.warn("cluster: ZooKeeper connection {}, {} stopped scanning its shards", newState, id);
@@ -142,6 +150,12 @@ public final class ShardOwnershipCoordinator implements Coordinator {
     @Override
     public boolean owns(int shard) {
         return ownership.owns(shard);
+    }
+
+    /** Shards change hands between instances: every move is fenced by an owner epoch. */
+    @Override
+    public boolean fencesOwnership() {
+        return true;
     }
 
     /** The path of this instance's lock node of the shard: ZooKeeper keeps it while the session lives. */
@@ -171,6 +185,12 @@ public final class ShardOwnershipCoordinator implements Coordinator {
             return "stopped";
         }
         return ownership.connected() ? "member" : "disconnected";
+    }
+
+    /** The members as the balancer last saw them, each with the shards its rule assigns them. */
+    @Override
+    public CoordinationView view() {
+        return CoordinationView.cluster(id, role(), zooKeeperState, members, shards);
     }
 
     /** This instance's member id. */

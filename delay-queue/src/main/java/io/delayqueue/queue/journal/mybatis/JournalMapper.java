@@ -98,6 +98,36 @@ public interface JournalMapper {
             @Param("upTo") long upTo,
             @Param("limit") int limit);
 
+    /**
+     * The console's page: one status (and topic), keyset after the cursor; soonest due first over the {@code
+     * (status, due_at)} index, or newest first over the {@code (status, create_time, id)} one.
+     */
+    @Select("<script>SELECT " + JOB_COLUMNS + " FROM delay_queue_job WHERE status = #{status}"
+            + "<if test='topic != null'> AND topic = #{topic}</if>"
+            + "<choose><when test='newest'>"
+            + " AND (create_time &lt; #{afterValue} OR (create_time = #{afterValue} AND id &lt; #{afterId}))"
+            + " ORDER BY create_time DESC, id DESC</when>"
+            + "<otherwise> AND (due_at &gt; #{afterValue} OR (due_at = #{afterValue} AND id &gt; #{afterId}))"
+            + " ORDER BY due_at, id</otherwise></choose> LIMIT #{limit}</script>")
+    List<JobRow> browse(
+            @Param("status") String status,
+            @Param("topic") String topic,
+            @Param("newest") boolean newest,
+            @Param("afterValue") long afterValue,
+            @Param("afterId") String afterId,
+            @Param("limit") int limit);
+
+    /** The log rows that say why jobs failed, oldest first, over the {@code (job_id, id)} index. */
+    @Select("<script>SELECT job_id AS jobId, event, from_status AS fromStatus, to_status AS toStatus,"
+            + " event_time AS eventTime, host, worker, detail FROM delay_queue_job_log WHERE job_id IN"
+            + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach>"
+            + " AND event IN ('RETRIED', 'TTR_EXPIRED', 'DEFERRED', 'DEAD') ORDER BY id</script>")
+    List<LogRow> errorRows(@Param("ids") Collection<String> ids);
+
+    @Select("SELECT topic, status, COUNT(*) AS jobs FROM delay_queue_job"
+            + " WHERE status IN ('DELAY', 'READY', 'RESERVED', 'DEAD') GROUP BY topic, status")
+    List<TopicCountRow> countByTopic();
+
     @Select("SELECT COUNT(*) FROM delay_queue_job WHERE status = 'DELAY' AND due_at > #{after}")
     long countDelayedDueAfter(@Param("after") long after);
 

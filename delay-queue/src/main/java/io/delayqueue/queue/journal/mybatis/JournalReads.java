@@ -5,8 +5,11 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobCursor;
+import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.JobQuery;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.PurgedRows;
+import io.delayqueue.queue.journal.TopicCount;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,6 +17,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -72,6 +76,47 @@ final class JournalReads {
         return read(m -> m.page(status.name(), after.dueAt(), after.id(), dueBefore, limit).stream()
                 .map(JobRow::toJob)
                 .toList());
+    }
+
+    List<Job> browse(JobQuery query) {
+        boolean newest = query.order() == JobQuery.Order.NEWEST;
+        JobCursor after = query.after();
+        long afterValue = after != null ? after.dueAt() : newest ? Long.MAX_VALUE : Long.MIN_VALUE;
+        // no job was created at Long.MAX_VALUE nor is due at Long.MIN_VALUE: the first page needs no id bound
+        String afterId = after != null ? after.id() : "";
+        return read(
+                m -> m.browse(query.status().name(), query.topic(), newest, afterValue, afterId, query.limit()).stream()
+                        .map(JobRow::toJob)
+                        .toList());
+    }
+
+    /** The error events, latest last per job; a job's death is its error only when nothing else says more. */
+    Map<String, String> lastErrors(Collection<String> ids) {
+        Map<String, String> errors = new HashMap<>();
+        if (ids.isEmpty()) {
+            return errors;
+        }
+        Set<String> fromRetries = new HashSet<>();
+        read(m -> {
+            for (List<String> chunk : JournalMapper.chunksOf(List.copyOf(ids))) {
+                for (LogRow row : m.errorRows(chunk)) {
+                    boolean death = JobEvent.DEAD.name().equals(row.getEvent());
+                    if (!death) {
+                        errors.put(row.getJobId(), row.getDetail());
+                        fromRetries.add(row.getJobId());
+                    } else if (!fromRetries.contains(row.getJobId())) {
+                        errors.put(row.getJobId(), row.getDetail());
+                    }
+                }
+            }
+            return null;
+        });
+        errors.values().removeIf(Objects::isNull);
+        return errors;
+    }
+
+    List<TopicCount> countByTopic() {
+        return read(m -> m.countByTopic().stream().map(TopicCountRow::toCount).toList());
     }
 
     /**

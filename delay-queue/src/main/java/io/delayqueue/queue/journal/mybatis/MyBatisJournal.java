@@ -3,12 +3,14 @@ package io.delayqueue.queue.journal.mybatis;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobCursor;
+import io.delayqueue.queue.journal.JobQuery;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalListener;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.PurgedRows;
+import io.delayqueue.queue.journal.TopicCount;
 import io.delayqueue.queue.journal.Transition;
 import java.net.InetAddress;
 import java.time.Clock;
@@ -248,6 +250,21 @@ public final class MyBatisJournal implements Journal {
     @Override
     public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
         return reads.page(status, after, dueBefore, limit);
+    }
+
+    @Override
+    public List<Job> browse(JobQuery query) {
+        return reads.browse(query);
+    }
+
+    @Override
+    public Map<String, String> lastErrors(Collection<String> ids) {
+        return reads.lastErrors(ids);
+    }
+
+    @Override
+    public List<TopicCount> countByTopic() {
+        return reads.countByTopic();
     }
 
     @Override

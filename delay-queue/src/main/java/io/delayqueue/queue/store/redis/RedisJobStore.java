@@ -303,11 +303,11 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public TierMark raiseTierIntent(int shard, long intent, long epoch) {
+    public TierMark raiseTierIntent(int shard, long intent, String token, long epoch) {
         Object result = scripts.run(
                 scripts.tierIntent,
                 List.of(keys.tier(shard), keys.epoch(shard)),
-                List.of(Long.toString(intent), Long.toString(epoch)));
+                List.of(Long.toString(intent), Long.toString(epoch), token));
         if (result instanceof Long current) {
             throw new StaleEpochException(shard, epoch, current);
         }
@@ -315,16 +315,18 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
-    public TierLoad loadTier(
-            int shard, List<Job> page, JobCursor loadedTo, long readAt, long now, long maxAgeMs, long epoch) {
-        List<String> args = new ArrayList<>(6 + page.size() * 3);
+    public TierLoad loadTier(int shard, TierPage page, long now, long maxAgeMs, long epoch) {
+        List<String> args = new ArrayList<>(9 + page.jobs().size() * 3);
         args.add(Long.toString(epoch));
-        args.add(Long.toString(readAt));
+        args.add(Long.toString(page.readAt()));
         args.add(Long.toString(now));
         args.add(Long.toString(maxAgeMs));
-        args.add(Long.toString(loadedTo.dueAt()));
-        args.add(loadedTo.id());
-        for (Job job : page) {
+        args.add(Long.toString(page.to().dueAt()));
+        args.add(page.to().id());
+        args.add(page.readUnder().token());
+        args.add(Long.toString(page.readUnder().intent()));
+        args.add(page.from().equals(JobCursor.START) ? "1" : "0");
+        for (Job job : page.jobs()) {
             args.add(job.id());
             args.add(PoolValues.encode(job));
             args.add(Long.toString(job.executeAt()));

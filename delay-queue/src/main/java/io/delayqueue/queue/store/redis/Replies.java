@@ -109,10 +109,12 @@ final class Replies {
         return new DueBatch(toDispatch, ready, dead, expired, scanned, nextMoveAt);
     }
 
-    /** tier_intent's reply: the intent now in force, and the loaded cursor ({@code 'due|id'}), if any. */
+    /** tier_intent's reply: the intent now in force, its token, and the loaded cursor ({@code 'due|id'}), if any. */
     static JobStore.TierMark tierMark(List<?> reply) {
         return new JobStore.TierMark(
-                parseScore((String) reply.get(0)), cursorOf(reply.size() > 1 ? (String) reply.get(1) : null));
+                parseScore((String) reply.get(0)),
+                (String) reply.get(1),
+                cursorOf(reply.size() > 2 ? (String) reply.get(2) : null));
     }
 
     private static JobCursor cursorOf(String loaded) {
@@ -124,16 +126,21 @@ final class Replies {
     }
 
     /**
-     * tier_load's reply (its fencing reply is the caller's): {@code { -1 }} for a stale page, else the ids loaded
-     * and the earliest due loaded ({@link Long#MAX_VALUE} when none).
+     * tier_load's reply (its fencing reply is the caller's): {@code { -1 }} for a stale page, {@code { -2 }} when
+     * the intent it was read under is gone, {@code { -3 }} when the cursor is gone, else the ids loaded and the
+     * earliest due loaded ({@link Long#MAX_VALUE} when none).
      */
     static JobStore.TierLoad tierLoad(List<?> reply) {
-        if (reply.get(0) instanceof Long) {
-            return new JobStore.TierLoad(true, List.of(), Long.MAX_VALUE);
+        if (reply.get(0) instanceof Long refusal) {
+            JobStore.LoadOutcome outcome = refusal == -1
+                    ? JobStore.LoadOutcome.STALE
+                    : refusal == -2 ? JobStore.LoadOutcome.INTENT_LOST : JobStore.LoadOutcome.CURSOR_LOST;
+            return new JobStore.TierLoad(outcome, List.of(), Long.MAX_VALUE);
         }
         List<String> loaded = strings((List<?>) reply.get(0));
         Object earliest = reply.size() > 1 ? reply.get(1) : null;
-        return new JobStore.TierLoad(false, loaded, earliest == null ? Long.MAX_VALUE : parseScore((String) earliest));
+        return new JobStore.TierLoad(
+                JobStore.LoadOutcome.LOADED, loaded, earliest == null ? Long.MAX_VALUE : parseScore((String) earliest));
     }
 
     static long parseScore(String score) {

@@ -31,6 +31,28 @@ local function num(x)
   return string.format('%d', x)
 end
 
+-- The owner-epoch fence of a shard's writes by its owner (move_due, tier_intent, tier_load); `key` holds the
+-- highest epoch taken for the shard (RedisJobStore.takeEpoch). An epoch below it is refused (an instance that lost
+-- the shard); one above it is stored (the key was lost with Redis' data, so the new owner fences again). 0: the
+-- coordinator's shards never change hands (standalone), nothing to fence. A negative epoch, or none, means the
+-- caller does not own the shard and is always refused: "not owned" never reads as "not fenced".
+-- Returns nil when the write may go on, else the shard's epoch, which the script returns alone as its refusal.
+local function fence(key, arg)
+  local epoch = tonumber(arg)
+  if epoch == nil or epoch < 0 then
+    return tonumber(redis.call('GET', key) or '0')
+  end
+  if epoch > 0 then
+    local current = tonumber(redis.call('GET', key) or '0')
+    if current > epoch then
+      return current
+    elseif current < epoch then
+      redis.call('SET', key, arg)
+    end
+  end
+  return nil
+end
+
 local function render(j)
   return j.st .. '|' .. num(j.at) .. '|' .. num(j.due) .. '|' .. num(j.ttr) .. '|' .. num(j.max) .. '|'
     .. j.topic .. '|' .. j.rest

@@ -8,7 +8,8 @@
 -- Also purges up to `purge` final jobs whose retention ended. O(log N) per item, no list scans.
 -- Fenced by the owner's epoch (KEYS[5], the shard's highest epoch taken): a move carrying a lower epoch than
 -- the shard's is refused and moves nothing, so an owner that was paused while another took the shard over
--- cannot move its jobs when it wakes. A higher epoch is stored (the key was lost with Redis' data); 0: unfenced.
+-- cannot move its jobs when it wakes (fence, in lib.lua: a higher epoch is stored, 0 is unfenced, a negative one is
+-- refused).
 -- KEYS: pool, bucket, counts, done, epoch, then topic keys (see lib.lua; the ready list of each pull topic with a
 -- job due, and the dead set of each topic with a job dying, are needed).
 -- Topic keys not given: when the first due entry needs one, the move names the topics the batch lacks (up to
@@ -19,14 +20,9 @@
 -- default. Returns dispatch (id, value pairs), ready, dead, expired (id, topic pairs), the entries moved (the
 -- limit when more may be due), and when the next move is wanted (false: the bucket is empty); a refused move returns
 -- the shard's epoch alone; undeclared_topics() when a topic key needed was not declared (nothing moved).
-local epoch = tonumber(ARGV[7])
-if epoch > 0 then
-  local current = tonumber(redis.call('GET', KEYS[5]) or '0')
-  if current > epoch then
-    return current
-  elseif current < epoch then
-    redis.call('SET', KEYS[5], ARGV[7])
-  end
+local refused = fence(KEYS[5], ARGV[7])
+if refused then
+  return refused
 end
 local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])

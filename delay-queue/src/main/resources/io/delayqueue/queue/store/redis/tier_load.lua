@@ -3,27 +3,35 @@
 -- shard up to it is loaded, or was admitted or pushed). Only rows beyond the cursor are loaded, each only if the
 -- pool lacks its id in any state (HSETNX): a tombstone, a pending or confirmed delete, a finished job not yet
 -- purged all keep the job out, so a loader racing a delete never revives it.
--- A page read longer ago than maxAge is refused whole: a deleted job's tombstone is purged after the final-job
--- retention, far longer than maxAge, so a stale page can never meet a job whose tombstone is gone.
--- Fenced by the owner's epoch (KEYS[6]) as move_due is.
+-- Refused whole, in this order (TierProtocol's table):
+--   the owner's epoch (KEYS[6]) is fenced as move_due's is: the shard's epoch alone;
+--   the page was read longer ago than maxAge: { -1 } (a deleted job's tombstone is purged after the final-job
+--   retention, which start-up keeps far above maxAge, so a stale page can never meet a job whose tombstone is gone);
+--   the intent the page was read under is gone: { -2 } when the hash's token is not the one the intent was raised
+--   under, or its intent is below the one read up to (Redis restarted empty, or a replica that never got the raise
+--   took over): a push committed since was left to the loader, and the page, read before, does not hold it;
+--   the cursor is gone and the page does not start from the first row: { -3 } (moving the cursor would skip the
+--   rows before the page).
 -- KEYS: pool, bucket, counts, done, tier, epoch, topics (SET of the shard's topics). ARGV: epoch, readAt, now,
--- maxAge, cursor due, cursor id, then triples id, value, due.
--- Returns { ids loaded, earliest due loaded or false }, { -1 } for a stale page, or the shard's epoch when
--- refused.
-local epoch = tonumber(ARGV[1])
-if epoch > 0 then
-  local current = tonumber(redis.call('GET', KEYS[6]) or '0')
-  if current > epoch then
-    return current
-  elseif current < epoch then
-    redis.call('SET', KEYS[6], ARGV[1])
-  end
+-- maxAge, cursor due, cursor id (the page's end), token and intent read under, 1 when the page starts from the
+-- first row (else 0), then triples id, value, due.
+-- Returns { ids loaded, earliest due loaded or false }, or a refusal above.
+local refused = fence(KEYS[6], ARGV[1])
+if refused then
+  return refused
 end
 if tonumber(ARGV[3]) - tonumber(ARGV[2]) > tonumber(ARGV[4]) then
   return { -1 }
 end
-local ldue, lid = nil, ''
+if redis.call('HGET', KEYS[5], 'token') ~= ARGV[7]
+    or tonumber(redis.call('HGET', KEYS[5], 'intent') or '0') < tonumber(ARGV[8]) then
+  return { -2 }
+end
 local loaded = redis.call('HGET', KEYS[5], 'loaded')
+if not loaded and ARGV[9] ~= '1' then
+  return { -3 }
+end
+local ldue, lid = nil, ''
 if loaded then
   local d, i = string.match(loaded, '^(-?%d+)|(.*)$')
   ldue, lid = tonumber(d), i
@@ -41,7 +49,7 @@ local function beyond(due, id)
 end
 local loadedIds, earliest = {}, nil
 local topics = {}
-for i = 7, #ARGV, 3 do
+for i = 10, #ARGV, 3 do
   local id, v, due = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   if beyond(due, id) and redis.call('HSETNX', KEYS[1], id, v) == 1 then
     local j = parse(v)

@@ -3,6 +3,7 @@ package io.delayqueue.queue.coordination.curator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.delayqueue.queue.coordination.CoordinationView;
 import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,6 +51,15 @@ class LeaderLatchCoordinatorTest {
         assertThat(follower.owns(0)).isFalse();
         assertThat(leader.role()).isEqualTo("leader");
         assertThat(follower.role()).isEqualTo("follower");
+        // the console's view: both participants, the leader with every shard, the follower with none
+        await("both in the election")
+                .atMost(WAIT)
+                .until(() -> leader.view().instances().size() == 2);
+        assertThat(leader.view().instances())
+                .containsExactlyInAnyOrder(
+                        new CoordinationView.Instance(leader.id(), "leader", null),
+                        new CoordinationView.Instance(follower.id(), "follower", List.of()));
+        assertThat(leader.view().zooKeeper()).isEqualTo("CONNECTED");
         // the latch flips to leader just before it calls its listener: wait for the call, don't race it
         AtomicInteger leaderChanges = leader == a ? changesA : changesB;
         await("the leader's engine was told").atMost(WAIT).until(() -> leaderChanges.get() > 0);

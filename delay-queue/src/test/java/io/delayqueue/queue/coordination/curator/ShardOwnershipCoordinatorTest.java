@@ -3,6 +3,7 @@ package io.delayqueue.queue.coordination.curator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.delayqueue.queue.coordination.CoordinationView;
 import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,6 +81,19 @@ class ShardOwnershipCoordinatorTest {
         await("a saw b and c join").atMost(WAIT).until(() -> a.members().size() == 3);
         assertThat(a.members()).containsExactly("a", "b", "c");
         assertThat(List.of(a.role(), b.role(), c.role())).containsOnly("member");
+        // the console's view: every member with the shards the balancer's rule assigns it, which it owns once
+        // the balancing settles
+        CoordinationView view = a.view();
+        assertThat(view.zooKeeper()).isEqualTo("CONNECTED");
+        assertThat(view.instances()).extracting(CoordinationView.Instance::id).containsExactly("a", "b", "c");
+        for (CoordinationView.Instance instance : view.instances()) {
+            ShardOwnershipCoordinator member = List.of(a, b, c).stream()
+                    .filter(m -> m.id().equals(instance.id()))
+                    .findFirst()
+                    .orElseThrow();
+            await(instance + " owns what the view assigns it").atMost(WAIT).until(() -> owned(member)
+                    .equals(instance.shards()));
+        }
         // ownership flips just before the listener is called: wait for the call, don't race it
         await("engines told of their shards").atMost(WAIT).until(() -> changes.get() > 0);
     }
@@ -111,6 +125,9 @@ class ShardOwnershipCoordinatorTest {
                 .atMost(ZooKeeperFixture.SESSION_TIMEOUT)
                 .until(() -> owned(a).isEmpty() && owned(b).isEmpty());
         assertThat(a.role()).isEqualTo("disconnected");
+        assertThat(a.view().zooKeeper())
+                .as("the console's view of the connection")
+                .isIn("SUSPENDED", "LOST");
 
         zk.server().restart();
         awaitDivided(List.of(a, b));

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.store.DueRouting;
+import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.StaleEpochException;
 import io.delayqueue.queue.testing.RedisFixture;
 import io.delayqueue.queue.testing.TestIds;
@@ -87,5 +89,105 @@ class RedisJobStoreEpochTest {
         assertThatThrownBy(() -> store.moveDue(0, T0, 0, 10, ALL_PUSH, DISPATCH_TIMEOUT, taken))
                 .isInstanceOf(StaleEpochException.class);
         assertThat(store.takeEpoch(0)).isGreaterThan(taken + 5);
+    }
+
+    @Test
+    void a_not_owned_epoch_is_refused_by_every_fenced_script_even_on_a_shard_never_fenced() {
+        Job due = pushed(T0);
+        Job far = new Job(
+                TestIds.inShard(0, SHARDS),
+                "t",
+                null,
+                null,
+                "far",
+                T0 + 5_000,
+                1_000,
+                5,
+                null,
+                0,
+                T0,
+                JobStatus.DELAY,
+                0);
+        JobStore.TierMark mark = store.raiseTierIntent(0, T0 + 10_000, "token", 0);
+
+        assertThatThrownBy(() -> store.moveDue(0, T0, 0, 10, ALL_PUSH, DISPATCH_TIMEOUT, -1))
+                .as("a move")
+                .isInstanceOfSatisfying(
+                        StaleEpochException.class, e -> assertThat(e.epoch()).isEqualTo(-1));
+        assertThatThrownBy(() -> store.raiseTierIntent(0, T0 + 20_000, "token", -1))
+                .as("a raise of the load intent")
+                .isInstanceOf(StaleEpochException.class);
+        assertThatThrownBy(() -> store.loadTier(
+                        0,
+                        new JobStore.TierPage(mark, JobCursor.START, List.of(far), new JobCursor(T0 + 10_001, ""), T0),
+                        T0,
+                        30_000,
+                        -1))
+                .as("a load")
+                .isInstanceOf(StaleEpochException.class);
+
+        assertThat(store.find(due.id()).orElseThrow().status()).isEqualTo(JobStatus.DELAY);
+        assertThat(store.find(far.id())).as("not loaded").isEmpty();
+        assertThat(redis.redis().hget(redis.keys().tier(0), "intent")).isEqualTo(Long.toString(T0 + 10_000));
+        assertThat(redis.redis().get(redis.keys().epoch(0)))
+                .as("no epoch stored")
+                .isNull();
+        assertThat(store.moveDue(0, T0, 0, 10, ALL_PUSH, DISPATCH_TIMEOUT, 0).toDispatch())
+                .as("0, unfenced (standalone), still moves")
+                .extracting(Job::id)
+                .containsExactly(due.id());
+    }
+
+    @Test
+    void a_page_is_refused_when_the_watermark_it_was_read_under_is_gone() {
+        Job far = new Job(
+                TestIds.inShard(0, SHARDS),
+                "t",
+                null,
+                null,
+                "far",
+                T0 + 5_000,
+                1_000,
+                5,
+                null,
+                0,
+                T0,
+                JobStatus.DELAY,
+                0);
+        JobCursor end = new JobCursor(T0 + 10_001, "");
+        JobStore.TierMark mark = store.raiseTierIntent(0, T0 + 10_000, "first", 0);
+        assertThat(mark.token()).isEqualTo("first");
+        assertThat(store.raiseTierIntent(0, T0 + 9_000, "second", 0))
+                .as("the token and intent in force are kept")
+                .isEqualTo(new JobStore.TierMark(T0 + 10_000, "first", null));
+
+        // a stale replica took over: it has the token, not the raise the page was read under
+        redis.redis().hset(redis.keys().tier(0), "intent", Long.toString(T0 + 1_000));
+        assertThat(load(new JobStore.TierPage(mark, JobCursor.START, List.of(far), end, T0)))
+                .isEqualTo(JobStore.LoadOutcome.INTENT_LOST);
+        // Redis restarted empty, and the next raise names a new life of the watermark
+        redis.redis().del(redis.keys().tier(0));
+        assertThat(load(new JobStore.TierPage(mark, JobCursor.START, List.of(far), end, T0)))
+                .isEqualTo(JobStore.LoadOutcome.INTENT_LOST);
+        JobStore.TierMark again = store.raiseTierIntent(0, T0 + 10_000, "third", 0);
+        assertThat(again.token()).isEqualTo("third");
+        assertThat(load(new JobStore.TierPage(mark, JobCursor.START, List.of(far), end, T0)))
+                .as("read under the old life")
+                .isEqualTo(JobStore.LoadOutcome.INTENT_LOST);
+        assertThat(load(new JobStore.TierPage(again, new JobCursor(T0 + 1, "x"), List.of(far), end, T0)))
+                .as("no cursor, and a page that does not start from the first row")
+                .isEqualTo(JobStore.LoadOutcome.CURSOR_LOST);
+        assertThat(load(new JobStore.TierPage(again, JobCursor.START, List.of(far), end, T0 - 30_001)))
+                .isEqualTo(JobStore.LoadOutcome.STALE);
+        assertThat(store.find(far.id())).as("nothing loaded by a refused page").isEmpty();
+        assertThat(redis.redis().hget(redis.keys().tier(0), "loaded")).isNull();
+
+        assertThat(load(new JobStore.TierPage(again, JobCursor.START, List.of(far), end, T0)))
+                .isEqualTo(JobStore.LoadOutcome.LOADED);
+        assertThat(store.find(far.id())).isPresent();
+    }
+
+    private JobStore.LoadOutcome load(JobStore.TierPage page) {
+        return store.loadTier(0, page, T0, 30_000, 0).outcome();
     }
 }

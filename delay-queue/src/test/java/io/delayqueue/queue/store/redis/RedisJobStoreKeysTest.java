@@ -135,9 +135,19 @@ class RedisJobStoreKeysTest {
         assertThat(instance().requeueOldestDead("gone", 0, 10, T0).ids()).containsExactly(restoredDead.id());
 
         JobStore tier = instance();
-        tier.raiseTierIntent(0, T0 + 10_000, 0);
+        JobStore.TierMark mark = tier.raiseTierIntent(0, T0 + 10_000, "token", 0);
         Job loaded = job("far", T0 + 5_000, 3);
-        assertThat(tier.loadTier(0, List.of(loaded), new JobCursor(T0 + 5_000, loaded.id()), T0, T0, 60_000, 0)
+        assertThat(tier.loadTier(
+                                0,
+                                new JobStore.TierPage(
+                                        mark,
+                                        JobCursor.START,
+                                        List.of(loaded),
+                                        new JobCursor(T0 + 5_000, loaded.id()),
+                                        T0),
+                                T0,
+                                60_000,
+                                0)
                         .loaded())
                 .containsExactly(loaded.id());
         assertThat(tier.admit(List.of(job("admitted", T0 + 6_000, 3)))).containsExactly(JobStore.Admission.ADMITTED);

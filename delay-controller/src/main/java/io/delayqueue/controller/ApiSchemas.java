@@ -1,0 +1,278 @@
+package io.delayqueue.controller;
+
+import io.delayqueue.queue.engine.DeadLetters;
+import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.JobFactory;
+import io.delayqueue.queue.engine.PullSettings;
+import io.swagger.v3.core.util.Json;
+import io.swagger.v3.oas.models.media.ArraySchema;
+import io.swagger.v3.oas.models.media.BooleanSchema;
+import io.swagger.v3.oas.models.media.Content;
+import io.swagger.v3.oas.models.media.IntegerSchema;
+import io.swagger.v3.oas.models.media.ObjectSchema;
+import io.swagger.v3.oas.models.media.Schema;
+import io.swagger.v3.oas.models.media.StringSchema;
+import io.swagger.v3.oas.models.parameters.RequestBody;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The request bodies and the error envelope as the API description gives them: every field with its meaning, its
+ * limits (the configured ones where a setting decides) and an example. The bodies are read as raw bytes ({@link
+ * JobController}), so springdoc cannot derive them.
+ */
+final class ApiSchemas {
+    static final String ERROR = "Error";
+    static final String PUSH_REQUEST = "PushRequest";
+    static final String REQUEUE_REQUEST = "RequeueRequest";
+    static final String FINISH_REQUEST = "FinishRequest";
+
+    static final String JOB_ID_PATTERN = QueryParameters.JOB_ID_PATTERN;
+    /** The journal's column limit of subtopic and bizKey (JobFactory checks it). */
+    private static final int MAX_SHORT_FIELD = 255;
+
+    private ApiSchemas() {}
+
+    /** The schemas by name, with the limits of {@code config}. */
+    static Map<String, Schema<?>> all(EngineConfig config) {
+        return Map.of(
+                PUSH_REQUEST, pushRequest(config),
+                FINISH_REQUEST, finishRequest(),
+                REQUEUE_REQUEST, requeueRequest(),
+                ERROR, errorEnvelope());
+    }
+
+    /**
+     * The request body of each operation that reads one, by {@code "METHOD path"}, with the limits of {@code config}
+     * and a valid example.
+     */
+    static Map<String, RequestBody> bodies(EngineConfig config) {
+        return Map.of(
+                "POST /push",
+                body("one job", new Schema<>().$ref(PUSH_REQUEST), PUSH_EXAMPLE, true),
+                "POST /push/batch",
+                body(
+                        "up to delay.limits.max-batch-size jobs; one bad job rejects the batch",
+                        listOf(PUSH_REQUEST).maxItems(config.limits().maxBatchSize()),
+                        BATCH_EXAMPLE,
+                        true),
+                "POST /jobs/finish",
+                body(
+                        "up to 1000 reserved jobs to finish, each with its attempts as reserved (optional)",
+                        listOf(FINISH_REQUEST),
+                        FINISH_EXAMPLE,
+                        true),
+                "POST /dead/{topic}/requeue",
+                body(
+                        "{\"ids\": [...]}: those dead jobs; no body: every dead job of the topic",
+                        new Schema<>().$ref(REQUEUE_REQUEST),
+                        REQUEUE_EXAMPLE,
+                        false));
+    }
+
+    private static RequestBody body(String description, Schema<?> schema, String example, boolean required) {
+        Content content = ApiDocumentation.json(schema);
+        try {
+            content.get("application/json").example(Json.mapper().readTree(example));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new RequestBody().required(required).description(description).content(content);
+    }
+
+    /** A valid push of {@link #pushRequest}. */
+    static final String PUSH_EXAMPLE =
+            "{\"id\":\"order-41-close\",\"topic\":\"order.close\",\"body\":\"{\\\"orderId\\\":41}\",\"delay\":30000}";
+
+    static final String BATCH_EXAMPLE =
+            "[{\"topic\":\"order.close\",\"body\":\"{\\\"orderId\\\":43}\",\"delay\":30000},"
+                    + "{\"topic\":\"order.close\",\"body\":\"{\\\"orderId\\\":44}\",\"executeAt\":1767225600000}]";
+    static final String FINISH_EXAMPLE = "[{\"id\":\"order-42-close\",\"attempts\":0}]";
+    static final String REQUEUE_EXAMPLE = "{\"ids\":[\"order-42-close\"]}";
+
+    private static Schema<?> pushRequest(EngineConfig config) {
+        long maxDelay = config.limits().maxDelay().toMillis();
+        int maxBody = config.limits().maxBodyBytes();
+        return new ObjectSchema()
+                .description("One job. topic and body are required; delay and executeAt are mutually exclusive"
+                        + " (neither: due now). status, ttl and createTime are mykit-delay's push fields, taken as it"
+                        + " documents them. Any other field is a 400.")
+                .addProperty(
+                        "id",
+                        new StringSchema()
+                                .description("the job's id; generated when absent. Pushing an id that exists"
+                                        + " changes nothing and answers 200 with it")
+                                .pattern(JOB_ID_PATTERN)
+                                .maxLength(128)
+                                .example("order-41-close"))
+                .addProperty(
+                        "topic",
+                        new StringSchema()
+                                .description("where the job goes at its due time (its dispatcher:"
+                                        + " delay.dispatch.topics.<topic>, else delay.dispatch.default)")
+                                .pattern(JobFactory.TOPIC.pattern())
+                                .maxLength(64)
+                                .example("order.close"))
+                .addProperty(
+                        "subtopic",
+                        new StringSchema()
+                                .description("a sub-topic (a RocketMQ tag, for instance)")
+                                .maxLength(MAX_SHORT_FIELD)
+                                .example("tag-a"))
+                .addProperty(
+                        "bizKey",
+                        new StringSchema()
+                                .description("a business key (an order number, for instance)")
+                                .maxLength(MAX_SHORT_FIELD)
+                                .example("order-41"))
+                .addProperty(
+                        "body",
+                        new StringSchema()
+                                .description("the payload handed over at the due time, stored and returned exactly"
+                                        + " as sent; at most delay.limits.max-body-size UTF-8 bytes (" + maxBody
+                                        + " here)")
+                                .minLength(1)
+                                .maxLength(maxBody)
+                                .example("{\"orderId\":41}"))
+                .addProperty(
+                        "delay",
+                        longSchema(0, maxDelay)
+                                .description("milliseconds from now (from createTime when that is given), at most"
+                                        + " delay.limits.max-delay")
+                                .example(30000))
+                .addProperty(
+                        "executeAt",
+                        longSchema(0, null)
+                                .description("the due time, epoch milliseconds, at most delay.limits.max-delay"
+                                        + " from now; a time already past means now")
+                                .example(1767225600000L))
+                .addProperty(
+                        "ttr",
+                        longSchema(1, maxDelay)
+                                .description("for pull topics: milliseconds a consumer may hold the job before it"
+                                        + " comes back (default delay.pull.default-ttr)")
+                                .example(30000))
+                .addProperty(
+                        "maxAttempts",
+                        intSchema(1, 1000)
+                                .description("deliveries allowed before the job is DEAD (default"
+                                        + " delay.retry.max-attempts)")
+                                .example(5))
+                .addProperty(
+                        "url",
+                        new StringSchema()
+                                .description("the callback address, for topics dispatched by HTTP callback"
+                                        + " (required there): an absolute http or https URL")
+                                .format("uri")
+                                .pattern("^[hH][tT][tT][pP][sS]?://")
+                                .maxLength(2048)
+                                .example("https://shop.example.com/hooks/order-close"))
+                .addProperty(
+                        "priority",
+                        intSchema(Integer.MIN_VALUE, Integer.MAX_VALUE)
+                                .description("informational priority, higher first where a dispatcher honours it")
+                                .example(0))
+                .addProperty(
+                        "status",
+                        intSchema(0, 0)
+                                .description("mykit-delay's status on a push: only 0 (waiting to be put); the"
+                                        + " service keeps a job's status")
+                                .example(0))
+                .addProperty(
+                        "ttl",
+                        longSchema(0, null)
+                                .description("mykit-delay's reserved field: accepted (not negative) and ignored")
+                                .example(12))
+                .addProperty(
+                        "createTime",
+                        longSchema(0, null)
+                                .description("mykit-delay's creation time, epoch milliseconds, kept as the job's"
+                                        + " createTime: delay counts from it. At most "
+                                        + JobFactory.CREATE_TIME_SKEW.toMinutes() + " minutes ahead of the"
+                                        + " service's clock and at most delay.limits.max-delay before it;"
+                                        + " createTime + delay at most delay.limits.max-delay from now. Not with"
+                                        + " executeAt")
+                                .example(1767225600000L))
+                .required(List.of("topic", "body"));
+    }
+
+    private static Schema<?> finishRequest() {
+        return new ObjectSchema()
+                .description("A reserved job to finish")
+                .addProperty(
+                        "id",
+                        new StringSchema()
+                                .description("the job's id")
+                                .pattern(JOB_ID_PATTERN)
+                                .maxLength(128)
+                                .example("order-42-close"))
+                .addProperty(
+                        "attempts",
+                        intSchema(0, Integer.MAX_VALUE)
+                                .description("the job's attempts as reserved: the finish counts only for that"
+                                        + " reservation (STALE once it expired); absent: whichever it has now")
+                                .example(0))
+                .required(List.of("id"));
+    }
+
+    private static Schema<?> requeueRequest() {
+        return new ObjectSchema()
+                .description("The dead jobs to requeue; send no body to requeue every dead job of the topic")
+                .addProperty(
+                        "ids",
+                        new ArraySchema()
+                                .items(new StringSchema()
+                                        .pattern(JOB_ID_PATTERN)
+                                        .maxLength(128))
+                                .minItems(1)
+                                .maxItems(DeadLetters.MAX_REQUEUE_IDS)
+                                .description("ids of dead jobs of the topic")
+                                .example(List.of("order-42-close")))
+                .required(List.of("ids"));
+    }
+
+    /** The envelope of every error. */
+    private static Schema<?> errorEnvelope() {
+        return new ObjectSchema()
+                .description("The envelope of an error: success false, code equal to the HTTP status")
+                .addProperty(
+                        "success",
+                        new BooleanSchema().description("false on an error").example(false))
+                .addProperty(
+                        "code",
+                        intSchema(400, 599).description("the HTTP status").example(400))
+                .addProperty(
+                        "data",
+                        new Schema<>()
+                                .nullable(true)
+                                .description("null, or what the error concerns: a failed push's job id (a batch's"
+                                        + " ids), to retry with")
+                                .example("order-41-close"))
+                .addProperty(
+                        "message",
+                        new StringSchema()
+                                .description("what went wrong, naming the field for bad input")
+                                .example("topic must match [A-Za-z0-9._-]{1,64}"))
+                .required(List.of("success", "code", "message"));
+    }
+
+    /** Up to {@link PullSettings#MAX_COUNT} items of {@code name}. */
+    private static Schema<?> listOf(String name) {
+        return new ArraySchema().items(new Schema<>().$ref(name)).minItems(1).maxItems(PullSettings.MAX_COUNT);
+    }
+
+    private static Schema<Number> longSchema(long minimum, Long maximum) {
+        Schema<Number> s = new IntegerSchema().format("int64").minimum(BigDecimal.valueOf(minimum));
+        return maximum == null ? s : s.maximum(BigDecimal.valueOf(maximum));
+    }
+
+    private static Schema<Number> intSchema(int minimum, int maximum) {
+        return new IntegerSchema()
+                .format("int32")
+                .minimum(BigDecimal.valueOf(minimum))
+                .maximum(BigDecimal.valueOf(maximum));
+    }
+}
