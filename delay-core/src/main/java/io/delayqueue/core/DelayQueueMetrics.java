@@ -15,7 +15,6 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.core.instrument.distribution.TimeWindowMax;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -43,33 +42,10 @@ public final class DelayQueueMetrics
     public static final String OTHER_TOPICS = "_other";
 
     /**
-     * The histograms' buckets: fixed and few (Micrometer's percentile histogram has ~70 per series), so that a scrape
-     * stays small with every topic labelled; past the last one a value lands in {@code +Inf}, its {@code _max} still
-     * exact.
-     */
-    static final Duration[] LATENCY_BUCKETS =
-            millis(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000);
-
-    static final Duration[] LATENESS_BUCKETS =
-            millis(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000, 600_000);
-    static final Duration[] SCRIPT_BUCKETS = new Duration[] {
-        Duration.ofNanos(100_000),
-        Duration.ofNanos(250_000),
-        Duration.ofNanos(500_000),
-        Duration.ofMillis(1),
-        Duration.ofMillis(2),
-        Duration.ofMillis(5),
-        Duration.ofMillis(10),
-        Duration.ofMillis(100),
-        Duration.ofSeconds(1)
-    };
-    /**
      * The scripts whose round-trip histogram exists from the start: every service pushes and moves due jobs. The
      * others' appear with their first run (a histogram per script and outcome is ~13 lines of every scrape).
      */
     static final Set<String> EVERY_SERVICE_RUNS = Set.of("push", "move_due");
-
-    static final double[] ROWS_BUCKETS = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000};
 
     private final Journal journal;
     private final TopicLabels topics;
@@ -142,17 +118,17 @@ public final class DelayQueueMetrics
         purgedLogRows = purgedRows(registry, "delay_queue_job_log");
         lateness = Timer.builder("delay.handover.lateness")
                 .description("time from a job's due time to its hand-over, all topics")
-                .serviceLevelObjectives(LATENESS_BUCKETS)
+                .serviceLevelObjectives(HistogramBuckets.LATENESS_BUCKETS)
                 .register(registry);
         if (journal.mode() != JournalMode.OFF) {
             journalCommit = Timer.builder("delay.journal.commit")
                     .description("time to write and commit one group, from its transaction's start to the end of"
                             + " its commit")
-                    .serviceLevelObjectives(LATENCY_BUCKETS)
+                    .serviceLevelObjectives(HistogramBuckets.LATENCY_BUCKETS)
                     .register(registry);
             journalCommitRows = DistributionSummary.builder("delay.journal.commit.rows")
                     .description("rows one commit wrote (job rows and log rows)")
-                    .serviceLevelObjectives(ROWS_BUCKETS)
+                    .serviceLevelObjectives(HistogramBuckets.ROWS_BUCKETS)
                     .register(registry);
         }
         // every counter a dashboard reads exists at 0 before its first event: for the topics of the routes, and for
@@ -212,7 +188,7 @@ public final class DelayQueueMetrics
                 .description("round trip of one Lua script run (or one pipeline of runs) in Redis")
                 .tag("script", script)
                 .tag("outcome", outcome)
-                .serviceLevelObjectives(SCRIPT_BUCKETS)
+                .serviceLevelObjectives(HistogramBuckets.SCRIPT_BUCKETS)
                 .register(registry));
     }
 
@@ -235,15 +211,11 @@ public final class DelayQueueMetrics
         gauges.close();
     }
 
-    private static Duration[] millis(long... values) {
-        return java.util.Arrays.stream(values).mapToObj(Duration::ofMillis).toArray(Duration[]::new);
-    }
-
+    /** {@code topic}'s counter; {@code labelled}: {@code topic} is a label already. */
     private Counter counter(Map<String, Counter> byTopic, String name, String description, String topic) {
         return counter(byTopic, name, description, topic, false);
     }
 
-    /** {@code topic}'s counter; {@code labelled}: {@code topic} is a label already. */
     private Counter counter(
             Map<String, Counter> byTopic, String name, String description, String topic, boolean labelled) {
         MeterRegistry r = registry;
@@ -309,7 +281,7 @@ public final class DelayQueueMetrics
         return Timer.builder("delay.push")
                 .description("time to answer a push (one job or a batch): the journal's commit and Redis included")
                 .tag("outcome", outcome)
-                .serviceLevelObjectives(LATENCY_BUCKETS)
+                .serviceLevelObjectives(HistogramBuckets.LATENCY_BUCKETS)
                 .register(registry);
     }
 
