@@ -125,8 +125,14 @@ public class DelayQueueConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public JobStore jobStore(UnifiedJedis redis, EngineConfig config) {
-        return new RedisJobStore(redis, config.redisPrefix(), config.shards(), config.retention(), false);
+    public JobStore jobStore(UnifiedJedis redis, EngineConfig config, DelayProperties properties) {
+        return new RedisJobStore(
+                redis,
+                config.redisPrefix(),
+                config.shards(),
+                config.retention(),
+                false,
+                RedisDeployments.replicaWait(properties.getRedis()));
     }
 
     /**

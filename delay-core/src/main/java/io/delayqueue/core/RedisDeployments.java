@@ -1,6 +1,7 @@
 package io.delayqueue.core;
 
 import io.delayqueue.config.RedisProperties;
+import io.delayqueue.queue.store.redis.ReplicaWait;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -25,6 +26,15 @@ final class RedisDeployments {
     /** Whether {@code delay.redis} asks for Sentinel or Cluster rather than {@code delay.redis.uri}. */
     static boolean configured(RedisProperties redis) {
         return redis.getSentinel().isConfigured() || redis.getCluster().isConfigured();
+    }
+
+    /**
+     * Where the deployment has replicas (Sentinel, Cluster), a delete answers 200 only once one replica took it (a
+     * fail-over to a replica that lacks it would hand the job over); the wait is bounded by half the read timeout,
+     * since {@code WAIT} blocks its call.
+     */
+    static ReplicaWait replicaWait(RedisProperties redis) {
+        return configured(redis) ? new ReplicaWait(1, redis.getTimeout().dividedBy(2)) : ReplicaWait.NONE;
     }
 
     static UnifiedJedis create(RedisProperties redis) {

@@ -255,12 +255,14 @@ public final class DelayQueueEngine implements AutoCloseable {
      * confirmed in Redis. When the journal refuses, the delete is undone in Redis and the job is live in both
      * stores again (503); when the journal's answer is unknown, the job stays held in Redis until a retried
      * delete or the reconciler settles it by what the journal holds (504). A job only the journal holds (Redis
-     * lost it) is deleted through a tombstone in Redis, so no restore brings it back.
+     * lost it) is deleted through a tombstone in Redis, so no restore brings it back. Overlapping deletes of one job
+     * each hold it: a refused one lets go of its own hold only. Where Redis has replicas, the answer waits until one
+     * took the delete (504 with the id when none did in time). The whole protocol: {@link DeleteProtocol}.
      */
     public void delete(String id) {
         ensureOpen();
         requireId(id);
-        parts.maintenance.delete(id);
+        parts.deletes.delete(id);
     }
 
     /**

@@ -52,6 +52,9 @@ final class EngineParts {
     final PullPath pullPath;
     final DueJobMover mover;
     final Maintenance maintenance;
+    /** Every delete's protocol: one job, clearAll's batches, the reconciler's settling. */
+    final DeleteProtocol deletes;
+
     final JournalRestorer restorer;
     final StatsCollector stats;
     final ConsoleQueries console;
@@ -176,6 +179,8 @@ final class EngineParts {
                 tierLoader);
         this.pushPath =
                 new PushPath(config, store, journal, clock, jobFactory, tiers, () -> listener, this::onScheduled);
+        this.deletes = new DeleteProtocol(
+                config.shards(), store, journal, clock, pushPath::readmitAll, this::onScheduled, () -> listener);
         Reconciler reconciler = new Reconciler(
                 journal,
                 store,
@@ -185,11 +190,9 @@ final class EngineParts {
                 config.journal().reconcileGrace().toMillis(),
                 config.journal().pageSize(),
                 config.shards(),
-                this::onScheduled,
-                new CurrentListener(),
-                pushPath::readmit);
+                deletes);
         this.journalTimers = new JournalTimers(config, journal, reconciler, purger);
-        this.maintenance = new Maintenance(config, store, journal, clock, pushPath, this::onScheduled, () -> listener);
+        this.maintenance = new Maintenance(config, store, journal, clock, deletes);
         this.stats = new StatsCollector(
                 config, store, journal, coordinator, clock, tierLoader, pipeline, pullWaiters, lateness);
         this.console = new ConsoleQueries(

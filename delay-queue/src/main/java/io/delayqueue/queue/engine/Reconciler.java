@@ -12,13 +12,9 @@ import io.delayqueue.queue.store.JobStore;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,10 +23,14 @@ import org.slf4j.LoggerFactory;
  * the journal says are overdue by more than the grace period, over the {@code (status, due_at)} index,
  * and re-enqueues those Redis no longer holds (journaled as {@code RESTORED}). A job Redis holds in a final
  * state that the journal has not caught up with (lost after a crash of the async writer) is written back
- * to the journal instead. Each instance reconciles only the shards it owns.
+ * to the journal instead; a job the journal holds {@code DELETED} that Redis holds live (a fail-over lost its
+ * delete) is deleted in Redis again: the journal is the truth for a final state ({@link
+ * DeleteProtocol#enforceJournalDeletes}). Deletes left pending are settled by the {@link DeleteProtocol}. Each
+ * instance reconciles only the shards it owns.
  *
  * <p>Pages resume where the last pass stopped and wrap around, so a large backlog of, say, slow pull
- * consumers is walked through over several passes instead of in one.
+ * consumers is walked through over several passes instead of in one. The {@code DELETED} rows are walked the same
+ * way, one page a pass, from the jobs due a grace before now on (those Redis could still hand over), soonest first.
  */
 final class Reconciler {
     private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
@@ -44,14 +44,11 @@ final class Reconciler {
     private final long graceMs;
     private final int pageSize;
     private final int shards;
-    /** A job of a shard is due again (a delete undone): wakes its scanner. */
-    private final BiConsumer<Integer, Long> onScheduled;
-    /** A job only the journal holds had its delete (a tombstone) undone: admits it again (see the tier loader). */
-    private final Consumer<Job> readmit;
-    /** Hears the deletes a pass confirms. */
-    private final EngineListener listener;
+    private final DeleteProtocol deletes;
 
     private final Map<JobStatus, JobCursor> cursors = new EnumMap<>(JobStatus.class);
+    /** Where the walk over {@code DELETED} rows goes on; {@code null}: start again a grace before now. */
+    private JobCursor deletedCursor;
 
     Reconciler(
             Journal journal,
@@ -62,9 +59,7 @@ final class Reconciler {
             long graceMs,
             int pageSize,
             int shards,
-            BiConsumer<Integer, Long> onScheduled,
-            EngineListener listener,
-            Consumer<Job> readmit) {
+            DeleteProtocol deletes) {
         this.journal = journal;
         this.store = store;
         this.coordinator = coordinator;
@@ -73,15 +68,14 @@ final class Reconciler {
         this.graceMs = graceMs;
         this.pageSize = pageSize;
         this.shards = shards;
-        this.onScheduled = onScheduled;
-        this.listener = listener;
-        this.readmit = readmit;
+        this.deletes = deletes;
         WATCHED.forEach(s -> cursors.put(s, JobCursor.START));
     }
 
     /** One pass; returns how many jobs it put back into Redis. */
     synchronized long reconcileOnce() {
         settlePendingDeletes();
+        enforceJournalDeletes();
         long restored = 0;
         long overdueBefore = clock.millis() - graceMs;
         for (JobStatus status : WATCHED) {
@@ -134,53 +128,36 @@ final class Reconciler {
 
     /**
      * Settles deletes pending in Redis for longer than the grace period and the commit timeout (the service
-     * stopped, or the journal's
-     * answer was unknown, between the steps of a delete): confirmed where the journal holds the job {@code
-     * DELETED}, undone where it holds it live or not at all, so that both stores agree.
+     * stopped, or the journal's answer was unknown, between the steps of a delete): see {@link
+     * DeleteProtocol#settleAbandoned}.
      *
      * @return deletes settled
      */
     long settlePendingDeletes() {
         long settled = 0;
-        long now = clock.millis();
+        // A delete in progress holds its pending state while its commit runs, at most the commit timeout; only one
+        // whose latest begin is older than that and the grace was left behind (a crash, an unknown outcome).
+        // Settling a live one would race its own confirmation.
+        long begunBefore = clock.millis() - graceMs - journal.commitTimeout().toMillis();
         for (int s = 0; s < shards; s++) {
-            if (!coordinator.owns(s)) {
-                continue;
-            }
-            List<String> confirm = new ArrayList<>();
-            List<String> undo = new ArrayList<>();
-            Map<String, Job> journaled = new HashMap<>();
-            // A delete in progress holds its pending state while its commit runs, at most the commit timeout;
-            // only one older than that and the grace was left behind (a crash, an unknown outcome). Settling a
-            // live one would race its own confirmation.
-            long begunBefore = now - graceMs - journal.commitTimeout().toMillis();
-            for (String id : store.pendingDeletes(s, begunBefore, pageSize)) {
-                Optional<Job> found = journal.find(id);
-                found.ifPresent(j -> journaled.put(id, j));
-                boolean deletedInJournal =
-                        found.map(j -> j.status() == JobStatus.DELETED).orElse(false);
-                (deletedInJournal ? confirm : undo).add(id);
-            }
-            List<String> confirmed = store.confirmDeletes(s, confirm, now);
-            confirmed.forEach(listener::deleted);
-            settled += confirmed.size();
-            int shard = s;
-            Map<String, Long> undone = store.undoDeletes(s, undo);
-            undone.forEach((id, dueAt) -> {
-                if (dueAt != null) {
-                    onScheduled.accept(shard, dueAt);
-                } else if (journaled.containsKey(id)) {
-                    readmit.accept(journaled.get(id));
-                }
-            });
-            settled += undone.size();
-            if (!undone.isEmpty()) {
-                log.warn(
-                        "{} deletes that the journal never committed were undone in Redis: {}",
-                        undone.size(),
-                        undone.keySet());
+            if (coordinator.owns(s)) {
+                settled += deletes.settleAbandoned(s, begunBefore, pageSize);
             }
         }
         return settled;
+    }
+
+    /** One page of the walk over {@code DELETED} rows: those Redis holds live are deleted there again. */
+    private void enforceJournalDeletes() {
+        JobCursor from = deletedCursor != null ? deletedCursor : new JobCursor(clock.millis() - graceMs, "");
+        List<Job> page = journal.page(JobStatus.DELETED, from, Long.MAX_VALUE, pageSize);
+        deletedCursor = page.size() < pageSize
+                ? null
+                : new JobCursor(
+                        page.get(page.size() - 1).executeAt(),
+                        page.get(page.size() - 1).id());
+        deletes.enforceJournalDeletes(page.stream()
+                .filter(j -> coordinator.owns(JobIds.shardOf(j.id(), shards)))
+                .toList());
     }
 }

@@ -110,8 +110,9 @@ public interface JobStore extends AutoCloseable {
      * Begins to cancel a {@code DELAY} or {@code READY} job: it is {@code DELETED} at once, so nothing delivers
      * it, but the delete stays pending until {@link #confirmDeletes} (the journal committed it) or {@link
      * #undoDeletes} (the journal refused it) settles it; a pending delete is never purged. A job already pending
-     * deletion is {@link Outcome.Result#APPLIED} again (a retried delete settles it); a confirmed one is a
-     * {@link Outcome.Result#CONFLICT} with status {@code DELETED}.
+     * deletion is {@link Outcome.Result#APPLIED} again and held once more: the caller's commit settles it as well,
+     * and undoing it lets go of the caller's hold only; a confirmed one is a {@link Outcome.Result#CONFLICT} with
+     * status {@code DELETED}.
      *
      * @param tombstone when the store lacks the job: the job (as the journal holds it) to write as a pending
      *     {@code DELETED} tombstone, so that no restore or late push brings it into the store alive; {@code null}
@@ -127,12 +128,29 @@ public interface JobStore extends AutoCloseable {
     List<String> confirmDeletes(int shard, List<String> ids, long now);
 
     /**
-     * The journal refused these pending deletes of one shard: each is put back as it was before its delete
-     * began (a tombstone is removed).
+     * The journal refused these pending deletes of one shard: the caller lets go of its hold of each, and each that
+     * no other delete holds is put back as it was before its delete began (a tombstone is removed). One that another
+     * delete still holds stays {@code DELETED}, pending that delete's commit.
      *
      * @return the ids put back, each with the due time it is back at ({@code null} for a tombstone)
      */
     Map<String, Long> undoDeletes(int shard, List<String> ids);
+
+    /**
+     * Undoes (as {@link #undoDeletes}, every hold at once) those of these pending deletes whose latest begin was
+     * before {@code begunBefore}: their deletes were abandoned. One begun again since is left pending.
+     *
+     * @return the ids put back, each with the due time it is back at ({@code null} for a tombstone)
+     */
+    Map<String, Long> undoAbandonedDeletes(int shard, List<String> ids, long begunBefore);
+
+    /**
+     * Where the deployment has replicas: whether enough of them took every write made to {@code shard} so far (the
+     * wait is bounded); true at once where there are none to wait for.
+     */
+    default boolean awaitReplicas(int shard) {
+        return true;
+    }
 
     /** Up to {@code limit} ids of one shard whose delete began before {@code begunBefore} and is still pending. */
     List<String> pendingDeletes(int shard, long begunBefore, int limit);

@@ -48,12 +48,24 @@ public final class RedisJobStore implements JobStore {
     private final int shards;
     private final long retentionMs;
     private final boolean ownsClient;
+    private final ReplicaWait replicaWait;
 
     /**
      * @param retention how long a finished or deleted job stays readable (and its id taken) in Redis
      * @param ownsClient whether {@link #close()} closes {@code redis}
      */
     public RedisJobStore(UnifiedJedis redis, String prefix, int shards, Duration retention, boolean ownsClient) {
+        this(redis, prefix, shards, retention, ownsClient, ReplicaWait.NONE);
+    }
+
+    /** @param replicaWait how {@link #awaitReplicas} waits for replicas (where the deployment has them) */
+    public RedisJobStore(
+            UnifiedJedis redis,
+            String prefix,
+            int shards,
+            Duration retention,
+            boolean ownsClient,
+            ReplicaWait replicaWait) {
         if (shards < 1) {
             throw new IllegalArgumentException("shards must be at least 1");
         }
@@ -67,6 +79,7 @@ public final class RedisJobStore implements JobStore {
         this.shards = shards;
         this.retentionMs = retention.toMillis();
         this.ownsClient = ownsClient;
+        this.replicaWait = replicaWait;
     }
 
     /** Hears every script run: its name is the operation ({@code push}, {@code move_due}, ...), a fixed set. */
@@ -197,18 +210,34 @@ public final class RedisJobStore implements JobStore {
 
     @Override
     public Map<String, Long> undoDeletes(int shard, List<String> ids) {
+        return undo(shard, "", ids);
+    }
+
+    @Override
+    public Map<String, Long> undoAbandonedDeletes(int shard, List<String> ids, long begunBefore) {
+        return undo(shard, Long.toString(begunBefore), ids);
+    }
+
+    private Map<String, Long> undo(int shard, String begunBefore, List<String> ids) {
         if (ids.isEmpty()) {
             return Map.of();
         }
         // each id may need one topic: chunks of MAX_NAMED_TOPICS ids keep every run's keys bounded
         Map<String, Long> undone = new LinkedHashMap<>();
         for (int from = 0; from < ids.size(); from += ShardKeys.MAX_NAMED_TOPICS) {
-            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + ShardKeys.MAX_NAMED_TOPICS));
+            List<String> args = new ArrayList<>(ShardKeys.MAX_NAMED_TOPICS + 1);
+            args.add(begunBefore);
+            args.addAll(ids.subList(from, Math.min(ids.size(), from + ShardKeys.MAX_NAMED_TOPICS)));
             List<?> reply =
-                    (List<?>) scripts.runWithTopicKeys(scripts.undoDelete, shard, shardKeys.deleteKeys(shard), chunk);
+                    (List<?>) scripts.runWithTopicKeys(scripts.undoDelete, shard, shardKeys.deleteKeys(shard), args);
             undone.putAll(Replies.dueTimesById(reply));
         }
         return undone;
+    }
+
+    @Override
+    public boolean awaitReplicas(int shard) {
+        return replicaWait.await(redis, keys.replicaMark(shard));
     }
 
     @Override

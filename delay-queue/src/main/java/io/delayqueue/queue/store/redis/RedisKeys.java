@@ -57,6 +57,16 @@ public final class RedisKeys {
         return tag(shard) + ":delete-undo";
     }
 
+    /** Written before a {@code WAIT} ({@link ReplicaWait}): the replicas that have it have every earlier write. */
+    public String replicaMark(int shard) {
+        return tag(shard) + ":replica-mark";
+    }
+
+    /** How many deletes hold a pending delete, by id (absent: one). */
+    public String deleteHolders(int shard) {
+        return tag(shard) + ":delete-holders";
+    }
+
     /**
      * The highest owner epoch taken for the shard ({@link RedisJobStore#takeEpoch}); moves carrying a lower one
      * are refused.

@@ -63,7 +63,7 @@ final class ShardKeys {
         return k;
     }
 
-    /** {@link #shardKeys}, then the pending deletes and what undoing them puts back. */
+    /** {@link #shardKeys}, then the pending deletes, what undoing them puts back and how many deletes hold each. */
     List<String> deleteKeys(int shard) {
         return List.of(
                 keys.pool(shard),
@@ -71,7 +71,8 @@ final class ShardKeys {
                 keys.counts(shard),
                 keys.done(shard),
                 keys.deleting(shard),
-                keys.deleteUndo(shard));
+                keys.deleteUndo(shard),
+                keys.deleteHolders(shard));
     }
 
     List<String> deadKeys(int shard, String topic) {

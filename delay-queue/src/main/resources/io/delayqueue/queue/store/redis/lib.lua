@@ -162,19 +162,33 @@ end
 
 -- Deletes pending the journal. A job being deleted is DELETED at once (nothing delivers it), but stays
 -- pending until the journal has committed the delete (confirm_delete) or refused it (undo_delete): KEYS[5]
--- (ZSET id -> time the delete began) and KEYS[6] (HASH id -> what an undo puts back: '<bucket score>|<value>',
--- the score empty for a READY job, or '' for a tombstone of a job the pool did not hold). Only the scripts
--- that call these pass KEYS[5] and KEYS[6].
+-- (ZSET id -> time the latest delete of it began), KEYS[6] (HASH id -> what an undo puts back: '<bucket
+-- score>|<value>', the score empty for a READY job, or '' for a tombstone of a job the pool did not hold) and
+-- KEYS[7] (HASH id -> how many deletes hold it pending: each begin holds it once more, each refused commit lets
+-- go of its own hold, and only the last hold let go puts the job back; absent counts as 1, a delete begun before
+-- holds were counted). Only the scripts that call these pass KEYS[5] to KEYS[7].
 local function begin_delete(id, j, v, now)
   local score = redis.call('ZSCORE', KEYS[2], id)
   if score then
     redis.call('ZREM', KEYS[2], id)
   end
   redis.call('HSET', KEYS[6], id, (score or '') .. '|' .. v)
+  redis.call('HSET', KEYS[7], id, 1)
   redis.call('ZADD', KEYS[5], now, id)
   transition(id, j, 'DELETED')
 end
 
 local function delete_pending(id)
   return redis.call('ZSCORE', KEYS[5], id) ~= false
+end
+
+local function delete_holders(id)
+  return tonumber(redis.call('HGET', KEYS[7], id) or '1')
+end
+
+-- One more delete holds a pending delete (its commit decides it as well as the others'); the latest begin
+-- is its time, so that the reconciler never takes a delete whose commit may still be running for abandoned.
+local function hold_delete(id, now)
+  redis.call('HSET', KEYS[7], id, delete_holders(id) + 1)
+  redis.call('ZADD', KEYS[5], now, id)
 end

@@ -1,12 +1,18 @@
--- The journal refused these deletes: each pending one is put back as it was (a DELAY job into the bucket at
--- its score, a READY job back onto its ready list) and a tombstone is removed.
--- KEYS: pool, bucket, counts, done, deleting, delete-undo, then topic keys (see lib.lua; the ready list of each
--- READY job put back is needed). ARGV: ids... (at most ShardKeys.MAX_NAMED_TOPICS a run, so that one reply can
--- name every topic the run lacks).
+-- The journal refused these deletes, or the reconciler found them abandoned: each pending one is put back as it was
+-- (a DELAY job into the bucket at its score, a READY job back onto its ready list) and a tombstone is removed, once
+-- no other delete holds it (see hold_delete in lib.lua).
+-- ARGV[1] '': the caller's commit was refused, and it lets go of its own hold only (another delete holding the job
+-- keeps it DELETED and pending: that delete's commit settles it). ARGV[1] a time: the reconciler settles deletes
+-- whose latest begin is older than it (every hold was abandoned): all holds end, and a delete begun since is left.
+-- KEYS: pool, bucket, counts, done, deleting, delete-undo, delete-holders, then topic keys (see lib.lua; the ready
+-- list of each READY job put back is needed). ARGV: '' or begun-before, then ids... (at most
+-- ShardKeys.MAX_NAMED_TOPICS a run, so that one reply can name every topic the run lacks).
 -- Returns the ids put back, each followed by its due time (for the scanner's wake-up; false for a tombstone), or
--- undeclared_topics() (nothing done) when a ready list needed was not declared.
+-- undeclared_topics() (nothing done) when a ready list needed was not declared. An id still held, or no longer
+-- pending, is not in the reply.
+local begunBefore = ARGV[1] ~= '' and tonumber(ARGV[1]) or nil
 local befores = {}
-for i = 1, #ARGV do
+for i = 2, #ARGV do
   local before = redis.call('HGET', KEYS[6], ARGV[i])
   befores[i] = before
   if before and string.sub(before, 1, 1) == '|' then
@@ -15,11 +21,20 @@ for i = 1, #ARGV do
 end
 if #undeclared > 0 then return undeclared_topics() end
 local out = {}
-for i = 1, #ARGV do
+for i = 2, #ARGV do
   local id = ARGV[i]
   local before = befores[i]
-  if before and redis.call('ZREM', KEYS[5], id) == 1 then
+  local begun = before and redis.call('ZSCORE', KEYS[5], id)
+  local release = begun and (begunBefore == nil or tonumber(begun) < begunBefore)
+  if release and begunBefore == nil and delete_holders(id) > 1 then
+    -- another delete still holds it: it stays DELETED, pending that delete's commit
+    redis.call('HSET', KEYS[7], id, delete_holders(id) - 1)
+    release = false
+  end
+  if release then
+    redis.call('ZREM', KEYS[5], id)
     redis.call('HDEL', KEYS[6], id)
+    redis.call('HDEL', KEYS[7], id)
     local v = redis.call('HGET', KEYS[1], id)
     if v then count('DELETED', -1) end
     if before == '' then

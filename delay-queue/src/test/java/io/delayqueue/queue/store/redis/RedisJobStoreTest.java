@@ -624,6 +624,51 @@ class RedisJobStoreTest {
     }
 
     @Test
+    void a_delete_held_by_two_deletes_is_put_back_only_when_both_let_go_and_confirmed_by_either() {
+        Job held = pushed(job(0, "t", T0 + 5_000));
+        Job confirmed = pushed(job(0, "t", T0 + 6_000));
+        for (Job job : List.of(held, confirmed)) {
+            store.beginDelete(job.id(), T0, null);
+            assertThat(store.beginDelete(job.id(), T0 + 1, null))
+                    .as("a second delete of a pending one holds it too")
+                    .isEqualTo(new Outcome(Outcome.Result.APPLIED, JobStatus.DELETED));
+        }
+
+        assertThat(store.undoDeletes(0, List.of(held.id(), confirmed.id())))
+                .as("the first refused commit lets go of its own hold only")
+                .isEmpty();
+        assertThat(statusOf(held.id())).isEqualTo(JobStatus.DELETED);
+        assertThat(store.moveDue(0, T0 + 10_000, 10, ALL_PUSH, DISPATCH_TIMEOUT).toDispatch())
+                .as("nothing hands over a job another delete still holds")
+                .isEmpty();
+
+        assertThat(store.confirmDeletes(0, List.of(confirmed.id()), T0 + 2)).hasSize(1);
+        assertThat(store.undoDeletes(0, List.of(held.id(), confirmed.id())))
+                .as("the last hold let go puts the job back; a confirmed one stays deleted")
+                .containsOnlyKeys(held.id());
+        assertThat(statusOf(held.id())).isEqualTo(JobStatus.DELAY);
+        assertThat(statusOf(confirmed.id())).isEqualTo(JobStatus.DELETED);
+    }
+
+    @Test
+    void the_reconciler_undoes_every_hold_of_an_abandoned_delete_but_not_one_begun_again_since() {
+        Job abandoned = pushed(job(0, "t", T0 + 5_000));
+        Job begunAgain = pushed(job(0, "t", T0 + 6_000));
+        store.beginDelete(abandoned.id(), T0, null);
+        store.beginDelete(abandoned.id(), T0 + 1, null);
+        store.beginDelete(begunAgain.id(), T0, null);
+        store.beginDelete(begunAgain.id(), T0 + 500, null);
+
+        assertThat(store.undoAbandonedDeletes(0, List.of(abandoned.id(), begunAgain.id()), T0 + 100))
+                .containsOnlyKeys(abandoned.id());
+        assertThat(statusOf(abandoned.id())).isEqualTo(JobStatus.DELAY);
+        assertThat(statusOf(begunAgain.id()))
+                .as("its latest begin is not older than the cutoff: its commit may still be running")
+                .isEqualTo(JobStatus.DELETED);
+        assertThat(store.pendingDeletes(0, Long.MAX_VALUE, 10)).containsExactly(begunAgain.id());
+    }
+
+    @Test
     void a_tombstone_keeps_a_journal_only_job_out_and_is_removed_by_an_undo() {
         Job absent = job(0, "t", T0 + 1_000);
 
