@@ -1,7 +1,10 @@
 package io.delayqueue.config;
 
+import io.delayqueue.queue.dispatch.http.CallbackHosts;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /** The HTTP-callback dispatcher ({@code http}): POSTs each job to its {@code url}. */
 public class HttpProperties {
@@ -17,8 +20,24 @@ public class HttpProperties {
      */
     private int maxConnectionsPerHost = HttpCallbackSettings.DEFAULT_MAX_CONNECTIONS_PER_HOST;
 
+    /**
+     * Hosts a callback url may name: host names or IP literals ({@code hooks.example.com}, {@code 10.1.2.3}), {@code
+     * *.example.com} for any name under a domain, {@code *} for any host (the default). A push whose url names
+     * another host is refused with a 400 naming {@code url}.
+     */
+    private List<String> allowedHosts = new ArrayList<>(CallbackHosts.ANY);
+
     public HttpCallbackSettings toSettings() {
-        return new HttpCallbackSettings(connectTimeout, readTimeout, maxConnectionsPerHost);
+        return new HttpCallbackSettings(
+                connectTimeout, readTimeout, maxConnectionsPerHost, new CallbackHosts(allowedHosts));
+    }
+
+    public List<String> getAllowedHosts() {
+        return allowedHosts;
+    }
+
+    public void setAllowedHosts(List<String> allowedHosts) {
+        this.allowedHosts = allowedHosts;
     }
 
     public int getMaxConnectionsPerHost() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayqueue.queue.dispatch.activemq.ActiveMqSettings;
+import io.delayqueue.queue.dispatch.http.CallbackHosts;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
 import io.delayqueue.queue.engine.DispatchSettings;
@@ -284,7 +285,8 @@ class DelayPropertiesTest {
                 Map.entry("delay.activemq.threads", "2"),
                 Map.entry("delay.activemq.max-pending", "20"),
                 Map.entry("delay.http.connect-timeout", "500ms"),
-                Map.entry("delay.http.read-timeout", "4s")));
+                Map.entry("delay.http.read-timeout", "4s"),
+                Map.entry("delay.http.allowed-hosts", "Hooks.Example.com, *.corp.example")));
 
         assertThat(p.getRocketmq().toSettings())
                 .isEqualTo(new RocketMqSettings("a:1;b:2", "pg", Duration.ofSeconds(2), 0, 3, 30));
@@ -299,7 +301,14 @@ class DelayPropertiesTest {
                         2,
                         20));
         assertThat(p.getHttp().toSettings())
-                .isEqualTo(new HttpCallbackSettings(Duration.ofMillis(500), Duration.ofSeconds(4)));
+                .isEqualTo(new HttpCallbackSettings(
+                        Duration.ofMillis(500),
+                        Duration.ofSeconds(4),
+                        HttpCallbackSettings.DEFAULT_MAX_CONNECTIONS_PER_HOST,
+                        new CallbackHosts(List.of("hooks.example.com", "*.corp.example"))));
+        assertThat(defaults.getHttp().toSettings().allowedHosts().any())
+                .as("by default, any host")
+                .isTrue();
     }
 
     @Test

@@ -196,9 +196,10 @@ class MetadataDefaultsTest {
 
     /** The page's text read as the type of {@code like}: durations and sizes as values, the rest as spelt. */
     private static Object documentedValue(String shown, Object like) {
-        if (like instanceof List<?>) {
+        if (like instanceof List<?> list) {
             return Arrays.stream(shown.split(","))
-                    .map(DurationStyle::detectAndParse)
+                    .map(String::trim)
+                    .map(e -> list.get(0) instanceof String ? e : DurationStyle.detectAndParse(e))
                     .toList();
         }
         if (like instanceof Duration) {

@@ -11,7 +11,14 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  */
 @SpringBootApplication(scanBasePackages = "io.delayqueue")
 public class DelayQueueApplication {
+    /** Starts the service; exits with status 1 when its SQLite journal file is in use ({@link JournalFileLock}). */
     public static void main(String[] args) {
-        SpringApplication.run(DelayQueueApplication.class, args);
+        SpringApplication application = new SpringApplication(DelayQueueApplication.class);
+        application.addListeners(new JournalFileLock());
+        try {
+            application.run(args);
+        } catch (SpringApplication.AbandonedRunException journalInUse) {
+            System.exit(1);
+        }
     }
 }

@@ -177,6 +177,8 @@ final class DelayQueueGauges implements AutoCloseable {
                 byLabel.merge(topics.label(topic), 0L, Long::sum);
             }
         });
+        // _other too, at 0 until a topic without a label of its own has ready jobs: the series exists from the start
+        byLabel.put(DelayQueueMetrics.OTHER_TOPICS, 0L);
         s.readyByTopic().forEach((topic, n) -> byLabel.merge(topics.label(topic), n, Long::sum));
         byLabel.forEach((topic, n) -> ready.add(MultiGauge.Row.of(Tags.of("topic", topic), n)));
         readyByTopic.register(ready, true);
@@ -187,9 +189,13 @@ final class DelayQueueGauges implements AutoCloseable {
         byDispatcher.forEach((dispatcher, n) -> sends.add(MultiGauge.Row.of(Tags.of("dispatcher", dispatcher), n)));
         inFlight.register(sends, true);
         List<MultiGauge.Row<?>> dead = new ArrayList<>();
-        engine.deadLetters()
-                .counts(topics.labelled())
-                .forEach((topic, n) -> dead.add(MultiGauge.Row.of(Tags.of("topic", topic), n)));
+        Map<String, Long> labelledDead = engine.deadLetters().counts(topics.labelled());
+        labelledDead.forEach((topic, n) -> dead.add(MultiGauge.Row.of(Tags.of("topic", topic), n)));
+        // the topics without a label of their own: every DEAD job less the labelled topics' (two reads a moment
+        // apart, so never below 0); a series from the start
+        long unlabelled = s.byStatus().getOrDefault(JobStatus.DEAD, 0L)
+                - labelledDead.values().stream().mapToLong(Long::longValue).sum();
+        dead.add(MultiGauge.Row.of(Tags.of("topic", DelayQueueMetrics.OTHER_TOPICS), Math.max(0, unlabelled)));
         deadByTopic.register(dead, true);
         List<MultiGauge.Row<?>> tiers = new ArrayList<>();
         tiers.add(MultiGauge.Row.of(Tags.of("tier", "redis"), s.tiers().redisPending()));

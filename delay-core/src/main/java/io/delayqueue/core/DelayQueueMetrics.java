@@ -9,10 +9,13 @@ import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.store.StoreListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import java.time.Duration;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
+import io.micrometer.core.instrument.distribution.TimeWindowMax;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,12 +41,11 @@ public final class DelayQueueMetrics
     /** The label of every topic past the first {@code maxTopics}. */
     public static final String OTHER_TOPICS = "_other";
 
-    /** The histograms' upper bounds: past them a value lands in {@code +Inf}, its {@code _max} still exact. */
-    static final Duration MAX_PUSH = Duration.ofSeconds(30);
-
-    static final Duration MAX_COMMIT = Duration.ofSeconds(30);
-    static final Duration MAX_SCRIPT = Duration.ofSeconds(10);
-    static final double MAX_ROWS_PER_COMMIT = 100_000;
+    /**
+     * The scripts whose round-trip histogram exists from the start: every service pushes and moves due jobs. The
+     * others' appear with their first run (a histogram per script and outcome is ~13 lines of every scrape).
+     */
+    static final Set<String> EVERY_SERVICE_RUNS = Set.of("push", "move_due");
 
     private final Journal journal;
     private final TopicLabels topics;
@@ -56,25 +58,56 @@ public final class DelayQueueMetrics
     private final Map<String, Counter> dead = new ConcurrentHashMap<>();
     private final Map<String, Counter> ttrExpired = new ConcurrentHashMap<>();
     private final Map<String, Counter> deleted = new ConcurrentHashMap<>();
-    private final Map<String, Timer> lateness = new ConcurrentHashMap<>();
+    /** Per topic: the largest lateness of the last minutes (a histogram per topic would be most of a scrape). */
+    private final Map<String, TimeWindowMax> latenessByTopic = new ConcurrentHashMap<>();
     /** Per script name and outcome: a fixed set of a dozen scripts, two outcomes. */
     private final Map<String, Timer> scripts = new ConcurrentHashMap<>();
 
+    private final Map<String, Counter> scriptFailures = new ConcurrentHashMap<>();
+    /** The store's scripts, whose failure counters exist from the start. */
+    private final Set<String> scriptNames;
+
+    private volatile Timer lateness;
     private volatile Timer pushSucceeded;
     private volatile Timer pushFailed;
     private volatile Timer journalCommit;
     private volatile DistributionSummary journalCommitRows;
+    private static final String PUSHED = "jobs accepted by a push";
+    private static final String HANDED_OVER = "jobs handed over at their due time";
+    private static final String RESTORED = "jobs handed over that were due before this instance started or before"
+            + " a restore put them back into Redis (not counted in delay.handover.lateness)";
+    private static final String SEND_FAILED = "sends a dispatcher did not confirm";
+    private static final String RETRIED = "jobs scheduled again on their retry ladder";
+    private static final String DEAD = "jobs that ran out of attempts";
+    private static final String DELETED = "jobs deleted (DELETED committed) by a delete or clearAll";
+    private static final String TTR_EXPIRED =
+            "reservations that expired: a pull consumer's TTR, or a dispatch never confirmed";
+
     private volatile MeterRegistry registry;
     private volatile Counter purgedJobRows;
     private volatile Counter purgedLogRows;
 
-    /** @param dispatchers the names of the dispatchers sends go to (each gets an in-flight gauge, 0 when idle) */
+    /**
+     * @param dispatchers the names of the dispatchers sends go to (each gets an in-flight gauge, 0 when idle)
+     * @param scriptNames the store's scripts ({@code push}, {@code move_due}, ...): each one's failure counter exists
+     *     at 0 from the start
+     */
     public DelayQueueMetrics(
-            DelayQueueEngine engine, Coordinator coordinator, Journal journal, Set<String> dispatchers, int maxTopics) {
+            DelayQueueEngine engine,
+            Coordinator coordinator,
+            Journal journal,
+            Set<String> dispatchers,
+            int maxTopics,
+            Set<String> scriptNames) {
         this.journal = journal;
         this.topics = new TopicLabels(maxTopics);
         this.gauges = new DelayQueueGauges(engine, coordinator, journal, dispatchers, topics);
+        this.scriptNames = Set.copyOf(scriptNames);
+        this.routedTopics = Set.copyOf(engine.config().dispatch().topics().keySet());
     }
+
+    /** The topics named in the routes: their counters exist at 0 from the start, as {@value #OTHER_TOPICS}' do. */
+    private final Set<String> routedTopics;
 
     @Override
     public void bindTo(MeterRegistry registry) {
@@ -83,22 +116,87 @@ public final class DelayQueueMetrics
         pushFailed = pushTimer(registry, "failure");
         purgedJobRows = purgedRows(registry, "delay_queue_job");
         purgedLogRows = purgedRows(registry, "delay_queue_job_log");
+        lateness = Timer.builder("delay.handover.lateness")
+                .description("time from a job's due time to its hand-over, all topics")
+                .serviceLevelObjectives(HistogramBuckets.LATENESS_BUCKETS)
+                .register(registry);
         if (journal.mode() != JournalMode.OFF) {
             journalCommit = Timer.builder("delay.journal.commit")
                     .description("time to write and commit one group, from its transaction's start to the end of"
                             + " its commit")
-                    .publishPercentileHistogram()
-                    .minimumExpectedValue(Duration.ofMillis(1))
-                    .maximumExpectedValue(MAX_COMMIT)
+                    .serviceLevelObjectives(HistogramBuckets.LATENCY_BUCKETS)
                     .register(registry);
             journalCommitRows = DistributionSummary.builder("delay.journal.commit.rows")
                     .description("rows one commit wrote (job rows and log rows)")
-                    .publishPercentileHistogram()
-                    .minimumExpectedValue(1.0)
-                    .maximumExpectedValue(MAX_ROWS_PER_COMMIT)
+                    .serviceLevelObjectives(HistogramBuckets.ROWS_BUCKETS)
+                    .register(registry);
+        }
+        // every counter a dashboard reads exists at 0 before its first event: for the topics of the routes, and for
+        // _other (so that a sum over topics is 0, not absent, on a fresh service)
+        Set<String> known = new java.util.TreeSet<>(routedTopics);
+        for (String topic : known) {
+            topicCounters(topic);
+        }
+        topicCounters(null);
+        for (String script : scriptNames) {
+            scriptFailureCounter(registry, script);
+            if (EVERY_SERVICE_RUNS.contains(script)) {
+                scriptTimer(registry, script, "success");
+            }
+        }
+        // Spring's request timer of answered pushes, so that the push latency panels have their series from the
+        // start (the same name and tags as Spring's: Spring records into these)
+        for (String uri : List.of("/push", "/push/batch")) {
+            Timer.builder("http.server.requests")
+                    .tags("error", "none", "exception", "none", "method", "POST", "outcome", "SUCCESS", "status", "200")
+                    .tag("uri", uri)
                     .register(registry);
         }
         gauges.bindTo(registry);
+    }
+
+    /** Registers every per-topic counter of {@code topic} (null: {@value #OTHER_TOPICS}) at 0. */
+    private void topicCounters(String topic) {
+        String label = topic == null ? OTHER_TOPICS : topics.label(topic);
+        counter(pushed, "delay.jobs.pushed", PUSHED, label, true);
+        counter(handedOver, "delay.jobs.handed.over", HANDED_OVER, label, true);
+        counter(restored, "delay.jobs.restored", RESTORED, label, true);
+        counter(sendFailed, "delay.sends.failed", SEND_FAILED, label, true);
+        counter(retried, "delay.jobs.retried", RETRIED, label, true);
+        counter(dead, "delay.jobs.dead", DEAD, label, true);
+        counter(deleted, "delay.jobs.deleted", DELETED, label, true);
+        counter(ttrExpired, "delay.jobs.ttr.expired", TTR_EXPIRED, label, true);
+        latenessOf(registry, label);
+    }
+
+    /** {@code label}'s largest lateness of the last two minutes, one gauge (a line of the scrape) per topic. */
+    private TimeWindowMax latenessOf(MeterRegistry registry, String label) {
+        return latenessByTopic.computeIfAbsent(label, t -> {
+            TimeWindowMax max = new TimeWindowMax(registry.config().clock(), DistributionStatisticConfig.DEFAULT);
+            Gauge.builder("delay.handover.lateness.max.by.topic", max, m -> m.poll(TimeUnit.SECONDS))
+                    .description("the largest time from a job's due time to its hand-over, per topic, over the"
+                            + " last two minutes")
+                    .baseUnit("seconds")
+                    .tag("topic", t)
+                    .register(registry);
+            return max;
+        });
+    }
+
+    private Timer scriptTimer(MeterRegistry registry, String script, String outcome) {
+        return scripts.computeIfAbsent(script + '|' + outcome, k -> Timer.builder("delay.redis.script")
+                .description("round trip of one Lua script run (or one pipeline of runs) in Redis")
+                .tag("script", script)
+                .tag("outcome", outcome)
+                .serviceLevelObjectives(HistogramBuckets.SCRIPT_BUCKETS)
+                .register(registry));
+    }
+
+    private Counter scriptFailureCounter(MeterRegistry registry, String script) {
+        return scriptFailures.computeIfAbsent(script, s -> Counter.builder("delay.redis.script.failures")
+                .description("Lua script runs (or pipelines of runs) in Redis that failed")
+                .tag("script", s)
+                .register(registry));
     }
 
     private static Counter purgedRows(MeterRegistry registry, String table) {
@@ -113,12 +211,18 @@ public final class DelayQueueMetrics
         gauges.close();
     }
 
+    /** {@code topic}'s counter; {@code labelled}: {@code topic} is a label already. */
     private Counter counter(Map<String, Counter> byTopic, String name, String description, String topic) {
+        return counter(byTopic, name, description, topic, false);
+    }
+
+    private Counter counter(
+            Map<String, Counter> byTopic, String name, String description, String topic, boolean labelled) {
         MeterRegistry r = registry;
         if (r == null) {
             return null;
         }
-        return byTopic.computeIfAbsent(topics.label(topic), t -> Counter.builder(name)
+        return byTopic.computeIfAbsent(labelled ? topic : topics.label(topic), t -> Counter.builder(name)
                 .description(description)
                 .tag("topic", t)
                 .register(r));
@@ -132,64 +236,52 @@ public final class DelayQueueMetrics
 
     @Override
     public void pushed(String topic) {
-        increment(counter(pushed, "delay.jobs.pushed", "jobs accepted by a push", topic));
+        increment(counter(pushed, "delay.jobs.pushed", PUSHED, topic));
     }
 
     @Override
     public void handedOver(String topic, long latenessMs) {
-        increment(counter(handedOver, "delay.jobs.handed.over", "jobs handed over at their due time", topic));
+        increment(counter(handedOver, "delay.jobs.handed.over", HANDED_OVER, topic));
         MeterRegistry r = registry;
-        if (r != null) {
-            lateness.computeIfAbsent(topics.label(topic), t -> Timer.builder("delay.handover.lateness")
-                            .description("time from a job's due time to its hand-over")
-                            .tag("topic", t)
-                            .publishPercentileHistogram()
-                            .minimumExpectedValue(Duration.ofMillis(1))
-                            .maximumExpectedValue(Duration.ofMinutes(10))
-                            .register(r))
-                    .record(Math.max(0, latenessMs), TimeUnit.MILLISECONDS);
+        Timer all = lateness;
+        if (r != null && all != null) {
+            long ms = Math.max(0, latenessMs);
+            all.record(ms, TimeUnit.MILLISECONDS);
+            latenessOf(r, topics.label(topic)).record((double) ms, TimeUnit.MILLISECONDS);
         }
     }
 
     @Override
     public void restoredHandedOver(String topic) {
-        increment(counter(handedOver, "delay.jobs.handed.over", "jobs handed over at their due time", topic));
-        increment(counter(
-                restored,
-                "delay.jobs.restored",
-                "jobs handed over that were due before this instance started or before a restore put them back"
-                        + " into Redis (not counted in delay.handover.lateness)",
-                topic));
+        increment(counter(handedOver, "delay.jobs.handed.over", HANDED_OVER, topic));
+        increment(counter(restored, "delay.jobs.restored", RESTORED, topic));
     }
 
     @Override
     public void sendFailed(String topic) {
-        increment(counter(sendFailed, "delay.sends.failed", "sends a dispatcher did not confirm", topic));
+        increment(counter(sendFailed, "delay.sends.failed", SEND_FAILED, topic));
     }
 
     @Override
     public void retried(String topic) {
-        increment(counter(retried, "delay.jobs.retried", "jobs scheduled again on their retry ladder", topic));
+        increment(counter(retried, "delay.jobs.retried", RETRIED, topic));
     }
 
     @Override
     public void dead(String topic) {
-        increment(counter(dead, "delay.jobs.dead", "jobs that ran out of attempts", topic));
+        increment(counter(dead, "delay.jobs.dead", DEAD, topic));
     }
 
     @Override
     public void deleted(String topic) {
-        increment(counter(
-                deleted, "delay.jobs.deleted", "jobs deleted (DELETED committed) by a delete or clearAll", topic));
+        increment(counter(deleted, "delay.jobs.deleted", DELETED, topic));
     }
 
     private static Timer pushTimer(MeterRegistry registry, String outcome) {
         return Timer.builder("delay.push")
                 .description("time to answer a push (one job or a batch): the journal's commit and Redis included")
                 .tag("outcome", outcome)
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(MAX_PUSH)
+                .serviceLevelObjectives(HistogramBuckets.LATENCY_BUCKETS)
                 .register(registry);
     }
 
@@ -203,11 +295,7 @@ public final class DelayQueueMetrics
 
     @Override
     public void ttrExpired(String topic) {
-        increment(counter(
-                ttrExpired,
-                "delay.jobs.ttr.expired",
-                "reservations that expired: a pull consumer's TTR, or a dispatch never confirmed",
-                topic));
+        increment(counter(ttrExpired, "delay.jobs.ttr.expired", TTR_EXPIRED, topic));
     }
 
     /** A journal commit (its {@link JournalListener}). */
@@ -229,15 +317,10 @@ public final class DelayQueueMetrics
             return;
         }
         String outcome = failed ? "failure" : "success";
-        scripts.computeIfAbsent(operation + '|' + outcome, k -> Timer.builder("delay.redis.script")
-                        .description("round trip of one Lua script run (or one pipeline of runs) in Redis")
-                        .tag("script", operation)
-                        .tag("outcome", outcome)
-                        .publishPercentileHistogram()
-                        .minimumExpectedValue(Duration.ofNanos(100_000))
-                        .maximumExpectedValue(MAX_SCRIPT)
-                        .register(r))
-                .record(nanos, TimeUnit.NANOSECONDS);
+        scriptTimer(r, operation, outcome).record(nanos, TimeUnit.NANOSECONDS);
+        if (failed) {
+            scriptFailureCounter(r, operation).increment();
+        }
     }
 
     @Override

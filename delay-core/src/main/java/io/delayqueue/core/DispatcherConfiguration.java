@@ -10,6 +10,8 @@ import io.delayqueue.queue.dispatch.rocketmq.RocketMqDispatcher;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
 import io.delayqueue.queue.engine.EngineConfig;
 import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -31,6 +33,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration
 @EnableConfigurationProperties(DelayProperties.class)
 public class DispatcherConfiguration {
+    private static final Logger log = LoggerFactory.getLogger(DispatcherConfiguration.class);
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(HttpCallbackDispatcher.class)
@@ -43,6 +46,13 @@ public class DispatcherConfiguration {
         Duration afterLaneWait =
                 config.dispatch().timeout().minus(config.dispatch().laneWait());
         if (routed) {
+            if (settings.allowedHosts().any()) {
+                log.info("HTTP callbacks may call any host a pushed url names: delay.http.allowed-hosts limits them");
+            } else {
+                log.info(
+                        "HTTP callbacks may call {} only (delay.http.allowed-hosts)",
+                        String.join(", ", settings.allowedHosts().entries()));
+            }
             return new HttpCallbackDispatcher(
                     settings, BlockingSendPool.maxQueueWait(afterLaneWait, settings.sendTimeout()));
         }

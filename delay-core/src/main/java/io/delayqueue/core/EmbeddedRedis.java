@@ -6,7 +6,6 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,13 +13,13 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,10 +37,17 @@ import org.slf4j.LoggerFactory;
  *   <li>On Linux, redis-server is started through {@code setpriv --pdeathsig KILL}, so the kernel kills it
  *       when the service dies, even by {@code kill -9}. The parent-death signal follows the thread that
  *       started the process, so one supervisor thread, living as long as this object, starts it every time.
+ *   <li>On Linux, redis-server runs in a session of its own ({@code setsid}): a Ctrl-C in the terminal (SIGINT to
+ *       the foreground process group) or a SIGTERM to the service's process group reaches the service alone,
+ *       which stops its engine first and redis-server last ({@link #close()}), instead of losing its Redis
+ *       first and restarting it while it stops.
  *   <li>If redis-server dies while the service runs, the supervisor starts it again on the same port (the
  *       clients reconnect to it) and tells the {@linkplain #onRestart listeners}, which restore the queue from
  *       the journal. After {@value #MAX_RESTARTS} restarts within {@link #RESTART_WINDOW} it gives up and runs
- *       the give-up action (the service stops, with an error saying why).
+ *       the give-up action (the service stops, with an error saying why). While the JVM shuts down (a shutdown
+ *       hook tells), redis-server's exit is expected, not a crash: a stop that signals every process of the
+ *       service at once (systemd's default, {@code KillMode=control-group}) stops it with the JVM, and it is
+ *       neither restarted nor reported as an error.
  * </ul>
  *
  * <p>This class runs and restarts the process; {@link EmbeddedRedisHome} keeps the files. Threading: the
@@ -56,6 +62,13 @@ public final class EmbeddedRedis implements AutoCloseable {
     static final Duration RESTART_WINDOW = Duration.ofMinutes(1);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
     private static final String READY = "Ready to accept connections";
+    /** What redis-server prints when a SIGTERM or SIGINT tells it to stop ("Received SIGTERM scheduling ..."). */
+    private static final Pattern STOP_SIGNAL = Pattern.compile("Received SIG(TERM|INT)");
+    /**
+     * How long a redis-server stopped by a signal waits for the JVM's shutdown to show (its hook runs on a thread
+     * of its own, maybe after redis-server's exit is seen) before it counts as a crash.
+     */
+    private static final Duration STOP_SIGNAL_GRACE = Duration.ofSeconds(3);
 
     private final Path dir;
     private final Path executable;
@@ -67,6 +80,10 @@ public final class EmbeddedRedis implements AutoCloseable {
     private final Thread supervisor;
     private volatile Process process;
     private volatile boolean closing;
+    /** The JVM is shutting down: set by {@link #jvmStopping}, a shutdown hook. */
+    private final CountDownLatch stopping = new CountDownLatch(1);
+
+    private final Thread jvmStopping = new Thread(stopping::countDown, "embedded-redis-jvm-stopping");
 
     /** In the {@linkplain #defaultHome() per-user home}; gives up by exiting the JVM with status 1. */
     public EmbeddedRedis() {
@@ -88,6 +105,7 @@ public final class EmbeddedRedis implements AutoCloseable {
             throw new UncheckedIOException("could not prepare the embedded Redis in " + home, e);
         }
         this.port = freePort();
+        Runtime.getRuntime().addShutdownHook(jvmStopping);
         this.supervisor = new Thread(this::supervise, "embedded-redis-supervisor");
         supervisor.setDaemon(true);
         supervisor.start();
@@ -173,7 +191,9 @@ public final class EmbeddedRedis implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
-            if (closing) {
+            if (closing || stoppedWithTheJvm(output)) {
+                log.debug("the embedded Redis on 127.0.0.1:{} stopped with the service (status {})", port, exit);
+                firstStart.completeExceptionally(new IOException("the service is stopping"));
                 return;
             }
             if (first && !ready) {
@@ -213,9 +233,32 @@ public final class EmbeddedRedis implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether redis-server's exit is part of the JVM's shutdown: the shutdown has begun, or redis-server was told
+     * to stop by a signal and the shutdown begins within {@link #STOP_SIGNAL_GRACE} (one signal to every process
+     * of the service reaches both at once).
+     */
+    private boolean stoppedWithTheJvm(Deque<String> output) {
+        if (stopping.getCount() == 0) {
+            return true;
+        }
+        if (output.stream().noneMatch(line -> STOP_SIGNAL.matcher(line).find())) {
+            return false;
+        }
+        try {
+            return stopping.await(STOP_SIGNAL_GRACE.toMillis(), TimeUnit.MILLISECONDS) || closing;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+    }
+
     private Process start() throws IOException {
         List<String> command = new ArrayList<>();
-        parentDeathSignal().ifPresent(setpriv -> command.addAll(List.of(setpriv, "--pdeathsig", "KILL", "--")));
+        EmbeddedRedisHome.utilLinux("setpriv")
+                .ifPresent(setpriv -> command.addAll(List.of(setpriv, "--pdeathsig", "KILL", "--")));
+        // setsid execs redis-server in place (the child of a JVM is no process group leader): same pid
+        EmbeddedRedisHome.utilLinux("setsid").ifPresent(command::add);
         command.addAll(List.of(
                 executable.toString(),
                 "--bind",
@@ -250,20 +293,6 @@ public final class EmbeddedRedis implements AutoCloseable {
         t.start();
     }
 
-    /** {@code setpriv} on Linux (util-linux), which sets the parent-death signal and runs the command. */
-    private static Optional<String> parentDeathSignal() {
-        if (!System.getProperty("os.name", "").startsWith("Linux")) {
-            return Optional.empty();
-        }
-        String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
-        return Stream.concat(Stream.of(path.split(":")), Stream.of("/usr/bin", "/bin"))
-                .filter(d -> !d.isEmpty())
-                .map(d -> Path.of(d, "setpriv"))
-                .filter(Files::isExecutable)
-                .map(Path::toString)
-                .findFirst();
-    }
-
     private static void stop(Process p) {
         if (p == null) {
             return;
@@ -292,6 +321,11 @@ public final class EmbeddedRedis implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        try {
+            Runtime.getRuntime().removeShutdownHook(jvmStopping);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook has run or runs now
+        }
         // The supervisor may be starting a server again right now: stop whatever it runs until it is done.
         for (int round = 0; round < 3; round++) {
             stop(process);

@@ -168,6 +168,23 @@ final class EmbeddedRedisHome {
         }
     }
 
+    /**
+     * A program of util-linux on Linux: {@code setpriv}, which sets the parent-death signal and runs the command,
+     * or {@code setsid}, which runs it in a session (and process group) of its own.
+     */
+    static Optional<String> utilLinux(String program) {
+        if (!System.getProperty("os.name", "").startsWith("Linux")) {
+            return Optional.empty();
+        }
+        String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
+        return Stream.concat(Stream.of(path.split(":")), Stream.of("/usr/bin", "/bin"))
+                .filter(d -> !d.isEmpty())
+                .map(d -> Path.of(d, program))
+                .filter(Files::isExecutable)
+                .map(Path::toString)
+                .findFirst();
+    }
+
     static void deleteRecursively(Path dir) throws IOException {
         try (Stream<Path> paths = Files.walk(dir)) {
             for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {

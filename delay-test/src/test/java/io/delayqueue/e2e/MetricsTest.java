@@ -108,7 +108,7 @@ class MetricsTest {
                 .contains("delay_jobs_deleted_total{topic=\"metrics.orders\"} 1.0")
                 .contains("delay_dead_jobs{topic=\"metrics.pull\"} 1.0")
                 .contains("delay_dead_jobs{topic=\"metrics.http\"} 1.0")
-                .contains("delay_handover_lateness_seconds_bucket{topic=\"metrics.orders\"")
+                .contains("delay_handover_lateness_max_by_topic_seconds{topic=\"metrics.orders\"}")
                 .contains("delay_ha_role{role=\"standalone\"} 1.0")
                 .contains("delay_ha_owned_shards")
                 .contains("delay_pending_jobs{tier=\"redis\"}");

@@ -1,6 +1,7 @@
 package io.delayqueue.queue.dispatch;
 
 import io.delayqueue.common.Job;
+import java.net.URI;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -25,6 +26,15 @@ public interface Dispatcher extends AutoCloseable {
      */
     default boolean needsUrl() {
         return false;
+    }
+
+    /**
+     * Why this dispatcher, one that {@linkplain #needsUrl needs a url}, would not call {@code url} (an absolute
+     * http(s) URL), worded to follow the field's name ({@code "names host ..."}); null when it would. Asked for every
+     * pushed job that carries a url: a push of one it refuses is answered 400 naming {@code url}.
+     */
+    default String urlRefusal(URI url) {
+        return null;
     }
 
     @Override

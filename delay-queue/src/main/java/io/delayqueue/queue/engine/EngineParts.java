@@ -9,10 +9,12 @@ import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.store.JobStore;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
@@ -97,12 +99,19 @@ final class EngineParts {
             }
         }
         Set<String> urlDispatchers = new HashSet<>();
+        List<Dispatcher> callers = new ArrayList<>();
         for (Dispatcher d : dispatchers) {
             if (d.needsUrl()) {
                 urlDispatchers.add(d.name());
+                callers.add(d);
             }
         }
-        JobFactory jobFactory = new JobFactory(config, store::claimIdNode, urlDispatchers);
+        // a url is checked by every dispatcher that calls urls, whatever its topic's route: routes change
+        JobFactory jobFactory = new JobFactory(config, store::claimIdNode, urlDispatchers, url -> callers.stream()
+                .map(d -> d.urlRefusal(url))
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElse(null));
         this.pipeline = new DispatchPipeline(
                 store,
                 routes,

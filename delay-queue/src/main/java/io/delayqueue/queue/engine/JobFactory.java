@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.regex.Pattern;
 
@@ -37,6 +38,8 @@ public final class JobFactory {
     private final GeneratedIds ids;
     /** The dispatchers whose jobs must carry a url ({@link io.delayqueue.queue.dispatch.Dispatcher#needsUrl()}). */
     private final Set<String> urlDispatchers;
+    /** Why a url may not be called; null when it may. */
+    private final Function<URI, String> urlRefusal;
 
     /** A factory for routes to dispatchers none of which needs a url. */
     public JobFactory(EngineConfig config, IntSupplier claimIdNode) {
@@ -50,9 +53,22 @@ public final class JobFactory {
      * @param urlDispatchers the names of the dispatchers whose jobs must carry a url
      */
     public JobFactory(EngineConfig config, IntSupplier claimIdNode, Set<String> urlDispatchers) {
+        this(config, claimIdNode, urlDispatchers, url -> null);
+    }
+
+    /**
+     * @param urlRefusal why a job's url may not be called ({@link io.delayqueue.queue.dispatch.Dispatcher#urlRefusal}),
+     *     null when it may: a push of such a job is refused naming {@code url}
+     */
+    public JobFactory(
+            EngineConfig config,
+            IntSupplier claimIdNode,
+            Set<String> urlDispatchers,
+            Function<URI, String> urlRefusal) {
         this.config = config;
         this.ids = new GeneratedIds(claimIdNode);
         this.urlDispatchers = Set.copyOf(urlDispatchers);
+        this.urlRefusal = urlRefusal;
     }
 
     /** @param field the name used in messages ({@code "" } for a single push, {@code "[3]."} in a batch) */
@@ -210,7 +226,7 @@ public final class JobFactory {
         }
     }
 
-    private static void checkUrl(String url, String field) {
+    private void checkUrl(String url, String field) {
         if (url.length() > MAX_URL) {
             throw new InvalidField(field, "must be at most " + MAX_URL + " characters");
         }
@@ -221,6 +237,10 @@ public final class JobFactory {
                     || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
                     || uri.getHost() == null) {
                 throw new InvalidField(field, "must be an absolute http or https URL");
+            }
+            String refused = urlRefusal.apply(uri);
+            if (refused != null) {
+                throw new InvalidField(field, refused);
             }
         } catch (java.net.URISyntaxException e) {
             throw new InvalidField(field, "is not a valid URL: " + e.getReason());

@@ -82,13 +82,32 @@ public final class ServiceProcess implements AutoCloseable {
      * ({@code ./data/delay-queue.db}, a SQLite file) lives.
      */
     public static ServiceProcess start(String name, List<String> args, Map<String, Integer> printed, Path workDir) {
+        return start(name, List.of(), args, printed, workDir);
+    }
+
+    /**
+     * As {@link #start(String, List, Map, Path)}, as a terminal's shell starts {@code bin/run}: the JVM leads a
+     * process group (and session) of its own, with SIGINT and SIGTERM at their default actions even when this
+     * JVM was started with them ignored (a background job's). {@link #signalGroup} then signals the group, as a
+     * Ctrl-C or {@code kill -TERM -<pgid>} does. Needs {@code setsid} (util-linux) and {@code env} of coreutils 8.31
+     * or later on the PATH.
+     */
+    public static ServiceProcess startAsProcessGroup(
+            String name, List<String> args, Map<String, Integer> printed, Path workDir) {
+        // setsid execs in place (this JVM's child leads no group), and so does env: the pid is the JVM's and the
+        // group's
+        return start(name, List.of("setsid", "env", "--default-signal=INT,TERM"), args, printed, workDir);
+    }
+
+    private static ServiceProcess start(
+            String name, List<String> launcher, List<String> args, Map<String, Integer> printed, Path workDir) {
         if (!Files.isRegularFile(EXEC_JAR)) {
             throw new IllegalStateException(
                     EXEC_JAR.toAbsolutePath()
                             + " is missing: run the reactor build (mvn -pl delay-test -am verify) so that delay-core is packaged");
         }
         int port = freePort();
-        List<String> command = new ArrayList<>();
+        List<String> command = new ArrayList<>(launcher);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-Xmx384m");
@@ -307,6 +326,36 @@ public final class ServiceProcess implements AutoCloseable {
         errorReader.join(TimeUnit.SECONDS.toMillis(30));
         synchronized (file) {
             file.flush();
+        }
+    }
+
+    /** Sends {@code signal} ({@code INT}, {@code TERM}) to the process group of a {@link #startAsProcessGroup}. */
+    public void signalGroup(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-s", signal, "--", "-" + process.pid())
+                .redirectErrorStream(true)
+                .start();
+        String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -s " + signal + " -- -" + process.pid() + " failed: " + said);
+        }
+    }
+
+    /**
+     * Waits until the JVM exits on its own and its output is read to its end; its exit status. Fails with the
+     * output's tail when it runs on past {@code timeout}.
+     */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError(name + " did not exit within " + timeout.toMillis() + " ms:\n" + tail());
+        }
+        joinReaders();
+        return process.exitValue();
+    }
+
+    /** Output lines other than printed jobs (standard error's marked {@code [stderr]}), the first 10,000. */
+    public List<String> logLines() {
+        synchronized (tail) {
+            return new ArrayList<>(logLines);
         }
     }
 

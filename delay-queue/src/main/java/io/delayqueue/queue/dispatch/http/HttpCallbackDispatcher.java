@@ -128,6 +128,12 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         return settings;
     }
 
+    /** A url whose host {@code delay.http.allowed-hosts} does not allow is refused at the push, naming it. */
+    @Override
+    public String urlRefusal(URI url) {
+        return settings.allowedHosts().refusal(url);
+    }
+
     @Override
     public CompletionStage<Void> dispatch(Job job) {
         if (job.url() == null) {
@@ -140,6 +146,11 @@ public final class HttpCallbackDispatcher implements Dispatcher {
             uri = URI.create(job.url());
             if (uri.getScheme() == null || uri.getHost() == null) {
                 throw new IllegalArgumentException("not an absolute http(s) url: " + job.url());
+            }
+            // pushed before delay.http.allowed-hosts was narrowed: never called
+            String refused = urlRefusal(uri);
+            if (refused != null) {
+                throw new IllegalArgumentException("url " + refused);
             }
             request = SimpleRequestBuilder.post(uri)
                     .setBody(JsonCodec.write(job).getBytes(StandardCharsets.UTF_8), JSON)

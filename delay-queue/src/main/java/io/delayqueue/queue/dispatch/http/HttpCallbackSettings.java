@@ -10,8 +10,10 @@ import java.time.Duration;
  * @param readTimeout longest wait for the callback's response once the request is sent
  * @param maxConnectionsPerHost most callbacks open at once to one host (scheme, host, port), each on a kept-alive
  *     connection; more wait for one of them
+ * @param allowedHosts the hosts a callback may call ({@link CallbackHosts}); {@link CallbackHosts#ANY} by default
  */
-public record HttpCallbackSettings(Duration connectTimeout, Duration readTimeout, int maxConnectionsPerHost) {
+public record HttpCallbackSettings(
+        Duration connectTimeout, Duration readTimeout, int maxConnectionsPerHost, CallbackHosts allowedHosts) {
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
     public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
     public static final int DEFAULT_MAX_CONNECTIONS_PER_HOST = 64;
@@ -22,6 +24,14 @@ public record HttpCallbackSettings(Duration connectTimeout, Duration readTimeout
         if (maxConnectionsPerHost < 1) {
             throw new IllegalArgumentException("delay.http.max-connections-per-host must be at least 1");
         }
+        if (allowedHosts == null) {
+            throw new IllegalArgumentException("delay.http.allowed-hosts must be given ('*' for any host)");
+        }
+    }
+
+    /** The given timeouts and connections per host; any host ({@link CallbackHosts#ANY}). */
+    public HttpCallbackSettings(Duration connectTimeout, Duration readTimeout, int maxConnectionsPerHost) {
+        this(connectTimeout, readTimeout, maxConnectionsPerHost, new CallbackHosts(CallbackHosts.ANY));
     }
 
     /** The given timeouts, {@link #DEFAULT_MAX_CONNECTIONS_PER_HOST} connections per host. */

@@ -129,6 +129,27 @@ class HttpCallbackDispatcherTest {
     }
 
     @Test
+    void a_job_whose_host_is_not_allowed_is_never_called_and_its_send_fails_naming_the_setting() {
+        HttpCallbackDispatcher limited = new HttpCallbackDispatcher(new HttpCallbackSettings(
+                Duration.ofSeconds(5), Duration.ofSeconds(10), 4, new CallbackHosts(List.of("hooks.example.com"))));
+        try {
+            Throwable failure = failureOf(limited.dispatch(job(url("/callback"))));
+
+            assertThat(failure)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("127.0.0.1")
+                    .hasMessageContaining("delay.http.allowed-hosts");
+            assertThat(received).as("calls the server got").isEmpty();
+            assertThat(limited.urlRefusal(java.net.URI.create(url("/callback"))))
+                    .isNotNull();
+            assertThat(limited.urlRefusal(java.net.URI.create("https://hooks.example.com/x")))
+                    .isNull();
+        } finally {
+            limited.close();
+        }
+    }
+
+    @Test
     void an_answer_outside_2xx_is_a_failed_send_naming_the_status() {
         for (int code : List.of(500, 404, 302)) {
             status.set(code);
