@@ -11,6 +11,8 @@ import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.PurgedRows;
 import io.delayqueue.queue.journal.Transition;
 import java.net.InetAddress;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +23,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.ibatis.exceptions.PersistenceException;
+import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link Journal} on MySQL/MariaDB, SQLite (the embedded default) or H2 in MySQL mode through MyBatis, with a
@@ -70,6 +76,7 @@ import org.apache.ibatis.session.SqlSessionFactory;
  * <p>Threading: {@code record*} and {@code start*} methods are safe from any thread; reads use their own sessions.
  */
 public final class MyBatisJournal implements Journal {
+    private static final Logger log = LoggerFactory.getLogger(MyBatisJournal.class);
     private final JournalMode mode;
     private final long commitTimeoutMs;
     private final JournalBacklog backlog;
@@ -89,6 +96,9 @@ public final class MyBatisJournal implements Journal {
         this.commitTimeoutMs = settings.commitTimeout().toMillis();
         if (!sessions.getConfiguration().hasMapper(JournalMapper.class)) {
             sessions.getConfiguration().addMapper(JournalMapper.class);
+        }
+        if (mode == JournalMode.SYNC) {
+            checkDurableCommits(sessions);
         }
         WriterTurns turns = new WriterTurns();
         this.reads = new JournalReads(sessions, turns, shards);
@@ -274,6 +284,20 @@ public final class MyBatisJournal implements Journal {
     @Override
     public void close() {
         writer.close();
+    }
+
+    /**
+     * Refuses to start on a database whose commits this user cannot make durable ({@link
+     * JournalDialect#checkForceToDisk}: H2 with a user that is not an admin). A database that cannot be reached now
+     * is left to the writers, which report it on every push.
+     */
+    private static void checkDurableCommits(SqlSessionFactory sessions) {
+        try (SqlSession session = sessions.openSession()) {
+            Connection connection = session.getConnection();
+            JournalDialect.of(connection).checkForceToDisk(connection);
+        } catch (SQLException | PersistenceException unreachable) {
+            log.warn("could not check the journal database at start-up: {}", unreachable.toString());
+        }
     }
 
     /** The thread's name, as long as the log's {@code worker} column takes. */
