@@ -57,9 +57,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each caller's rows are an entry of their own, and the database refusing a row (data too long, say) fails
  * only the entry it belongs to: the group is split until the entry at fault is found, and the rest is written.
- * The backlog is bounded by {@code queueCapacity} rows: over it, pushes are refused (503) and lagged transitions
- * wait for room (back-pressure), so that memory stays bounded during an outage and no transition is dropped. A
- * sync caller that times out gets 503 when no writer had taken its entry (it is then never written) and 504
+ * The backlog is bounded by {@code queueCapacity} rows and {@code queueCapacityBytes} bytes: over either, nobody
+ * waits: pushes and deletes are refused (503) and lagged transitions are not journaled (Redis holds their jobs'
+ * state; see {@link JournalBacklog}), so that memory stays bounded during an outage and no thread is held. In async
+ * mode a push's new jobs are held back from the writer until its caller said which of them Redis did not take
+ * ({@link Journal.PendingCreate#release}): those are never written. A sync caller that times out gets 503 when no writer had taken its entry (it is then never written) and 504
  * when a commit of it was under way (it may still land).
  *
  * <p>Two persistence styles, on purpose. The journal's style is MyBatis ({@link JournalMapper}): the SQL is
@@ -102,7 +104,7 @@ public final class MyBatisJournal implements Journal {
         }
         WriterTurns turns = new WriterTurns();
         this.reads = new JournalReads(sessions, turns, shards);
-        this.backlog = new JournalBacklog(clock, settings.queueCapacity());
+        this.backlog = new JournalBacklog(clock, settings.queueCapacity(), settings.queueCapacityBytes());
         this.commit = new GroupCommit(
                 new GroupTransaction(sessions, turns, shards, truncated(hostName(), 255), clock), backlog);
         this.writer = new GroupCommitWriter(
@@ -111,7 +113,8 @@ public final class MyBatisJournal implements Journal {
                 clock,
                 settings.lag().toMillis(),
                 settings.maxRowsPerCommit(),
-                settings.createWriters());
+                settings.createWriters(),
+                commitTimeoutMs);
     }
 
     @Override
@@ -173,8 +176,14 @@ public final class MyBatisJournal implements Journal {
             return pending;
         }
         boolean durable = mode == JournalMode.SYNC;
+        // async: held until each caller says which of its jobs Redis did not take (those are never written)
         WriteEntry entry = new WriteEntry(
-                List.copyOf(all), List.copyOf(copies), List.of(), worker(), durable ? new CompletableFuture<>() : null);
+                List.copyOf(all),
+                List.copyOf(copies),
+                List.of(),
+                worker(),
+                durable ? new CompletableFuture<>() : null,
+                !durable);
         RuntimeException refused = null;
         try {
             backlog.enqueue(entry);
@@ -188,8 +197,20 @@ public final class MyBatisJournal implements Journal {
                 pending.add(deadline -> {
                     throw JournalFailures.forOneCaller(cause);
                 });
+            } else if (durable) {
+                pending.add(deadline -> entry.await(group, deadline, commitTimeoutMs));
             } else {
-                pending.add(deadline -> durable ? entry.await(group, deadline, commitTimeoutMs) : Set.of());
+                pending.add(new PendingCreate() {
+                    @Override
+                    public Set<String> await(long deadlineNanos) {
+                        return Set.of();
+                    }
+
+                    @Override
+                    public boolean release(Set<String> notStored) {
+                        return entry.release(notStored);
+                    }
+                });
             }
         }
         return pending;
@@ -213,6 +234,9 @@ public final class MyBatisJournal implements Journal {
             return;
         }
         boolean durable = mode == JournalMode.SYNC;
+        if (!durable) {
+            backlog.requireRoom(); // async: lagged, but refused (not dropped) when the backlog is full
+        }
         WriteEntry entry = new WriteEntry(
                 List.of(), List.copyOf(transitions), worker(), durable ? new CompletableFuture<>() : null);
         backlog.enqueue(entry);
@@ -225,6 +249,18 @@ public final class MyBatisJournal implements Journal {
     @Override
     public long queuedRows() {
         return backlog.queuedRows();
+    }
+
+    /** Rows of lagged transitions not journaled because the backlog was full, since start. */
+    @Override
+    public long droppedRows() {
+        return backlog.droppedRows();
+    }
+
+    /** 503 while the backlog is over its capacity (rows or bytes). */
+    @Override
+    public void requireRoom() {
+        backlog.requireRoom();
     }
 
     /** The age of the oldest entry not settled yet, queued or held by a writer. */
@@ -280,7 +316,16 @@ public final class MyBatisJournal implements Journal {
         return reads.assignMissingShards(limit);
     }
 
-    /** Stops taking entries and lets the writers flush what is queued, for up to 10 s. */
+    /** The writers have 10 s from now to write what they hold ({@link GroupCommitWriter#CLOSE_BOUND}). */
+    @Override
+    public void startClosing() {
+        writer.startClosing();
+    }
+
+    /**
+     * Stops taking entries and lets the writers flush what is queued until 10 s after {@link #startClosing} (or after
+     * this call, without one), whatever the database does.
+     */
     @Override
     public void close() {
         writer.close();
