@@ -109,8 +109,13 @@ final class WriteEntry {
     private static long bytesOf(List<Job> created, List<Transition> transitions) {
         long bytes = 0;
         for (Job job : created) {
-            bytes += 400 + 2L * (length(job.body()) + length(job.topic()) + length(job.subtopic())
-                    + length(job.bizKey()) + length(job.url()));
+            bytes += 400
+                    + 2L
+                            * (length(job.body())
+                                    + length(job.topic())
+                                    + length(job.subtopic())
+                                    + length(job.bizKey())
+                                    + length(job.url()));
         }
         for (Transition t : transitions) {
             bytes += 250 + 2L * length(t.detail());
