@@ -81,7 +81,7 @@ class AsyncJournalTest {
         assertThat(refused.status())
                 .as("async push with Redis away: %s", refused)
                 .isEqualTo(503);
-        assertThat(refused.message()).contains("async").contains("nothing was kept");
+        assertThat(refused.message()).contains("async").contains("not kept");
         String id = refused.data().asText();
         assertThat(id).isNotBlank();
         PROXY.restore();

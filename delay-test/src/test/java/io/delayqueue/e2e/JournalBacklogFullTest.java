@@ -78,12 +78,12 @@ class JournalBacklogFullTest {
                 .until(() -> api.postJson("/push", job("bf-probe", 60_000)).status() == 200);
         List<String> pushed = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
-            Api.Response r = api.postJson("/push", job("bf-push", 3_000));
+            Api.Response r = api.postJson("/push", job("bf-push", 5_000));
             assertThat(r.status()).as("push before the lock: %s", r).isEqualTo(200);
             pushed.add(r.data().asText());
         }
         for (int i = 0; i < 5; i++) {
-            assertThat(api.postJson("/push", job("bf-pull", 3_000)).status()).isEqualTo(200);
+            assertThat(api.postJson("/push", job("bf-pull", 5_000)).status()).isEqualTo(200);
         }
 
         try (Connection locker = DriverManager.getConnection(
@@ -109,7 +109,7 @@ class JournalBacklogFullTest {
                         .as("a reserve while the backlog is full: %s", reserve)
                         .isEqualTo(503);
                 assertThat(reserve.message()).contains("behind").contains("nothing was changed");
-                Api.Response push = api.postJson("/push", job("bf-push", 3_000));
+                Api.Response push = api.postJson("/push", job("bf-push", 5_000));
                 assertThat(push.status())
                         .as("a push while the backlog is full: %s", push)
                         .isEqualTo(503);

@@ -53,18 +53,16 @@ class StopWithJournalAwayTest {
                 Statement lock = locker.createStatement()) {
             service.awaitUp(START);
             Api api = service.api();
-            List<Map<String, Object>> batch = new ArrayList<>();
+            List<String> ids = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
                 Map<String, Object> job = new LinkedHashMap<>();
                 job.put("topic", "e2e.stopbound");
                 job.put("body", "job " + i);
-                job.put("delay", 3_000);
-                batch.add(job);
+                job.put("delay", 5_000);
+                Api.Response pushed = api.postJson("/push", job);
+                assertThat(pushed.status()).as("%s", pushed).isEqualTo(200);
+                ids.add(pushed.data().asText());
             }
-            Api.Response pushed = api.postJson("/push/batch", batch);
-            assertThat(pushed.status()).as("%s", pushed).isEqualTo(200);
-            List<String> ids = new ArrayList<>();
-            pushed.data().forEach(id -> ids.add(id.asText()));
 
             lock.execute("LOCK TABLES delay_queue_job READ, delay_queue_job_log READ");
             try {

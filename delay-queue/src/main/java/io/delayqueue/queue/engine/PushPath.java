@@ -222,8 +222,8 @@ final class PushPath {
                         notStored = new DelayQueueException.Unavailable(
                                 async
                                         ? "not written: Redis cannot take the job, and the async journal would hold"
-                                                + " it only in this process's memory; nothing was kept, retry with"
-                                                + " the same id"
+                                                + " it only in this process's memory, so it was not kept (jobs of a"
+                                                + " batch that Redis took are); retry with the same id"
                                         : "not written: Redis cannot take the job and there is no journal",
                                 null);
                     }
