@@ -21,8 +21,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A stop does not wait for a database that does not answer (issue 19, item 6): the packaged service (its own JVM,
- * on MariaDB and Redis) hands jobs over while the test holds the journal's tables locked, far more transitions than
- * its backlog takes; then SIGTERM ends it within the bound docs/operating.md states ("Stopping"), the tables still
+ * on MariaDB and Redis) hands jobs over while the test holds the journal's tables locked, more transitions than its
+ * backlog takes; then SIGTERM ends it within the bound docs/operating.md states ("Stopping"), the tables still
  * locked. Before, the acknowledgements waited for room in the backlog and the stop for them, until the database
  * answered.
  */
@@ -53,7 +53,6 @@ class StopWithJournalAwayTest {
                 Statement lock = locker.createStatement()) {
             service.awaitUp(START);
             Api api = service.api();
-            List<String> ids = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
                 Map<String, Object> job = new LinkedHashMap<>();
                 job.put("topic", "e2e.stopbound");
@@ -61,14 +60,12 @@ class StopWithJournalAwayTest {
                 job.put("delay", 5_000);
                 Api.Response pushed = api.postJson("/push", job);
                 assertThat(pushed.status()).as("%s", pushed).isEqualTo(200);
-                ids.add(pushed.data().asText());
             }
 
             lock.execute("LOCK TABLES delay_queue_job READ, delay_queue_job_log READ");
             try {
-                await("the jobs are handed over while the journal cannot write")
-                        .atMost(WAIT)
-                        .until(() -> ids.stream().allMatch(printed::containsKey));
+                // the scanners' and the acknowledgements' transitions fill it (JournalBacklogFullTest checks that
+                // every job is handed over all the same)
                 await("the journal's backlog is full")
                         .atMost(WAIT)
                         .until(() -> api.get("/stats")
