@@ -3,6 +3,7 @@ package io.delayqueue.config;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.JournalSettings;
 import java.time.Duration;
+import org.springframework.util.unit.DataSize;
 
 /** The MySQL journal (spring.datasource.*), from which the queue is restored after Redis is lost. */
 public class JournalProperties {
@@ -24,8 +25,14 @@ public class JournalProperties {
     /** Threads (and connections) that commit new jobs, so one commit's disk flush overlaps the next. */
     private int createWriters = JournalSettings.DEFAULT_CREATE_WRITERS;
 
-    /** Rows waiting for the database beyond which pushes are refused with 503 and other transitions wait. */
+    /**
+     * Rows waiting for the database beyond which pushes, deletes and consumers' calls are refused with 503 and the
+     * scanners' transitions are not journaled (Redis holds them; the reconciler writes final states back).
+     */
     private int queueCapacity = JournalSettings.DEFAULT_QUEUE_CAPACITY;
+
+    /** Memory the rows waiting for the database may hold (estimated), bounded as {@code queue-capacity} is. */
+    private DataSize queueCapacityBytes = DataSize.ofBytes(JournalSettings.DEFAULT_QUEUE_CAPACITY_BYTES);
 
     /** How often the reconciler looks for overdue jobs that Redis lost. */
     private Duration reconcileInterval = JournalSettings.DEFAULT_RECONCILE_INTERVAL;
@@ -72,7 +79,8 @@ public class JournalProperties {
                 retention,
                 purgeBatchSize,
                 purgeInterval,
-                purgePause);
+                purgePause,
+                queueCapacityBytes.toBytes());
     }
 
     public JournalMode getMode() {
@@ -121,6 +129,14 @@ public class JournalProperties {
 
     public void setQueueCapacity(int queueCapacity) {
         this.queueCapacity = queueCapacity;
+    }
+
+    public DataSize getQueueCapacityBytes() {
+        return queueCapacityBytes;
+    }
+
+    public void setQueueCapacityBytes(DataSize queueCapacityBytes) {
+        this.queueCapacityBytes = queueCapacityBytes;
     }
 
     public Duration getReconcileInterval() {

@@ -92,6 +92,7 @@ class DelayPropertiesTest {
                 Map.entry("delay.journal.max-rows-per-commit", "500"),
                 Map.entry("delay.journal.commit-timeout", "4s"),
                 Map.entry("delay.journal.queue-capacity", "2000"),
+                Map.entry("delay.journal.queue-capacity-bytes", "32MB"),
                 Map.entry("delay.journal.create-writers", "3"),
                 Map.entry("delay.journal.reconcile-interval", "7s"),
                 Map.entry("delay.journal.reconcile-grace", "40s"),
@@ -141,7 +142,8 @@ class DelayPropertiesTest {
                                 Duration.ofDays(30),
                                 100,
                                 Duration.ofMinutes(5),
-                                Duration.ofMillis(10)),
+                                Duration.ofMillis(10),
+                                32L * 1024 * 1024),
                         new TierSettings(Duration.ofHours(2))));
     }
 

@@ -39,11 +39,13 @@ import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.DependsOn;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Lazy;
+import org.springframework.context.event.ContextClosedEvent;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -157,6 +159,16 @@ public class DelayQueueConfiguration {
             return Journal.NONE;
         }
         return new MyBatisJournal(sessions.getObject(), j.toSettings(), properties.getShards(), clock);
+    }
+
+    /**
+     * A stop begins with the journal (the context's close event comes before the HTTP server's graceful shutdown and
+     * the engine's close): its writers have a bounded time from now to write what they hold, so that a database that
+     * does not answer cannot hold the stop (see docs/operating.md, "Stopping").
+     */
+    @Bean
+    public ApplicationListener<ContextClosedEvent> journalStartsClosingFirst(Journal journal) {
+        return event -> journal.startClosing();
     }
 
     /**

@@ -129,6 +129,10 @@ final class DelayQueueGauges implements AutoCloseable {
             FunctionCounter.builder("delay.journal.refused.entries", j, MyBatisJournal::refusedEntries)
                     .description("journal entries the database refused for what they hold (their callers got a 4xx)")
                     .register(registry);
+            FunctionCounter.builder("delay.journal.dropped.rows", j, MyBatisJournal::droppedRows)
+                    .description("rows of transitions not journaled because the journal's backlog was full (Redis"
+                            + " kept their state; the reconciler writes final states back)")
+                    .register(registry);
         }
         if (journal.mode() != JournalMode.OFF) {
             Gauge.builder("delay.journal.queued.rows", journal, Journal::queuedRows)

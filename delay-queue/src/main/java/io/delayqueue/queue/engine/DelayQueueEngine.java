@@ -142,6 +142,14 @@ public final class DelayQueueEngine implements AutoCloseable {
         return parts.journalTimers.reconcileNow();
     }
 
+    /**
+     * One pass by hand of putting jobs answered 202 into Redis (they are put there on a thread of their own as soon as
+     * Redis answers); returns the ids it settled.
+     */
+    int readmitNow() {
+        return parts.pushPath.readmissions().readmitOnce();
+    }
+
     public boolean isRunning() {
         return state.get() == State.STARTED;
     }

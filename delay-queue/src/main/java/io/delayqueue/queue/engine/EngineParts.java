@@ -350,6 +350,7 @@ final class EngineParts {
         coordinator.close();
         pullWaiters.close();
         pipeline.close(config.dispatch().shutdownWait());
+        pushPath.close();
         // after the sends: a retry or put-back they schedule wakes the shard's new owner
         wakeUps.close();
         log.info("delay-queue engine stopped");

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The engine's pull side: reserves ready jobs of pull topics, one or many per call, the shards taken in turn, and
  * settles consumers' finishes, one or many per call, each journaled. Waiting for a job is {@link PullWaiters}'s.
+ * While the journal's backlog is full (its database away) both are refused with 503 before Redis is touched.
  *
  * <p>Thread-safe: called on the consumers' threads and on the pull waiters'.
  */
@@ -73,6 +74,8 @@ final class PullPath {
      * at their TTR, as any unfinished reservation does.)
      */
     List<Job> tryReserve(String topic, int count) {
+        // the journal full (its database away): 503 before anything is reserved, never a wait for room
+        journal.requireRoom();
         int shards = config.shards();
         int start = Math.floorMod(reserveRotation.getAndIncrement(), shards);
         long now = clock.millis();
@@ -108,6 +111,7 @@ final class PullPath {
             throw new DelayQueueException.InvalidField(
                     "jobs", "must hold between 1 and " + PullSettings.MAX_COUNT + " jobs to finish");
         }
+        journal.requireRoom();
         long now = clock.millis();
         List<Outcome> outcomes = store.finishAttempts(attempts, now);
         List<FinishOutcome> answers = new ArrayList<>(attempts.size());
@@ -149,6 +153,7 @@ final class PullPath {
 
     /** {@link DelayQueueEngine#finish(String, Integer)}, its arguments checked. */
     void finish(String id, Integer attempts) {
+        journal.requireRoom();
         long now = clock.millis();
         Attempt attempt = attempts == null ? Attempt.any(id) : new Attempt(id, attempts);
         Outcome outcome = store.finishAttempts(JobIds.shardOf(id, config.shards()), List.of(attempt), now)

@@ -6,6 +6,7 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.PushStore;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -44,10 +45,12 @@ final class PushPath {
     /** Concurrent pushes share journal commits and script calls. */
     private final Combiner<Job, Pushed> pushes =
             new Combiner<>(this::journalAndStore, LimitSettings.DEFAULT_MAX_BATCH_SIZE, 3);
+    /** Jobs answered 202, put into Redis as soon as it answers again. */
+    private final Readmissions readmissions;
 
     PushPath(
             EngineConfig config,
-            PushStore store,
+            JobStore store,
             Journal journal,
             Clock clock,
             JobFactory jobFactory,
@@ -62,6 +65,7 @@ final class PushPath {
         this.tiers = tiers;
         this.listener = listener;
         this.scheduled = scheduled;
+        this.readmissions = new Readmissions(store, journal, this::storeLate);
     }
 
     /**
@@ -121,6 +125,21 @@ final class PushPath {
         // journal first: a job is never in Redis without its row. The round is one journal entry (one commit),
         // in which each caller's jobs are a group with an answer of its own.
         List<Journal.PendingCreate> pending = journal.startCreatedGroups(groups);
+        boolean[] released = new boolean[groups.size()];
+        try {
+            return journalAndStore(groups, deadlineNanos, pending, released);
+        } finally {
+            // an unexpected failure: an async journal writes the round's jobs rather than lose any
+            for (int g = 0; g < groups.size(); g++) {
+                if (!released[g]) {
+                    pending.get(g).release(Set.of());
+                }
+            }
+        }
+    }
+
+    private List<Pushed> journalAndStore(
+            List<List<Job>> groups, long deadlineNanos, List<Journal.PendingCreate> pending, boolean[] released) {
         List<Set<String>> existing = new ArrayList<>(Collections.nCopies(groups.size(), Set.of()));
         DelayQueueException[] failures = new DelayQueueException[groups.size()];
         for (int g = 0; g < groups.size(); g++) {
@@ -168,7 +187,10 @@ final class PushPath {
         if (!far.isEmpty()) {
             storedById.putAll(tiers.admit(far));
         }
-        boolean durableWithoutRedis = journal.mode() != JournalMode.OFF;
+        // only a committed row is durable without Redis: an async journal's row is in this process's memory
+        boolean durableWithoutRedis = journal.mode() == JournalMode.SYNC;
+        boolean async = journal.mode() == JournalMode.ASYNC;
+        Set<String> answered202 = new LinkedHashSet<>();
         for (String id : newIds) {
             if (durableWithoutRedis || storedById.containsKey(id)) {
                 listener.get().pushed(toStore.get(id).topic());
@@ -183,26 +205,46 @@ final class PushPath {
                 for (int k = 0; k < group.size(); k++) {
                     results.add(new Pushed(null, k == 0 ? failure : null));
                 }
+                released[g] = true; // refused: nothing of it was handed to the journal
                 continue;
             }
             DelayQueueException notStored = null;
+            Set<String> notStoredIds = new HashSet<>();
             List<Pushed> mine = new ArrayList<>(group.size());
             for (Job job : group) {
                 String id = job.id();
                 Boolean stored = storedById.get(id);
                 boolean first = reported.add(id);
                 if (stored == null && toStore.containsKey(id) || unsure.contains(id)) {
-                    // Redis did not take it (its shard failed): durable in the journal, scheduled by the
-                    // reconciler once Redis is back; without a journal it is nowhere, and the caller is told so
+                    // Redis did not take it (its shard failed): durable in the journal (sync), put into Redis once
+                    // it answers again; without a journal, or in an async journal's memory only, the caller is told
+                    // nothing was kept
+                    notStoredIds.add(id);
                     if (!durableWithoutRedis && notStored == null) {
                         notStored = new DelayQueueException.Unavailable(
-                                "not written: Redis cannot take the job and there is no journal", null);
+                                async
+                                        ? "not written: Redis cannot take the job, and the async journal would hold"
+                                                + " it only in this process's memory, so it was not kept (jobs of a"
+                                                + " batch that Redis took are); retry with the same id"
+                                        : "not written: Redis cannot take the job and there is no journal",
+                                null);
                     }
                     mine.add(new Pushed(new PushResult(id, first && newIds.contains(id), false), null));
                 } else {
                     mine.add(new Pushed(
                             new PushResult(id, first && Boolean.TRUE.equals(stored) && newIds.contains(id)), null));
                 }
+            }
+            released[g] = true;
+            if (async && !pending.get(g).release(notStoredIds)) {
+                notStored = new DelayQueueException.OutcomeUnknown(
+                        "Redis cannot take the job, and the async journal had begun writing it before the push"
+                                + " could withdraw it: it may be kept (and scheduled once Redis is back) or not;"
+                                + " retry with the same id",
+                        null);
+            }
+            if (durableWithoutRedis) {
+                answered202.addAll(notStoredIds);
             }
             if (notStored != null) {
                 for (int k = 0; k < group.size(); k++) {
@@ -212,7 +254,39 @@ final class PushPath {
                 results.addAll(mine);
             }
         }
+        readmissions.add(answered202);
         return results;
+    }
+
+    /**
+     * Stores journaled jobs that a push could not put into Redis, as the push would have (near jobs pushed, far
+     * ones admitted); returns the ids whose shard failed.
+     */
+    private Set<String> storeLate(List<Job> jobs) {
+        long farAfter = tiers == null ? Long.MAX_VALUE : tiers.farAfter();
+        List<Job> near = jobs.stream().filter(j -> j.executeAt() <= farAfter).toList();
+        List<Job> far = jobs.stream().filter(j -> j.executeAt() > farAfter).toList();
+        Map<String, Boolean> byId = storeAll(near);
+        if (!far.isEmpty()) {
+            byId.putAll(tiers.admit(far));
+        }
+        Set<String> failed = new HashSet<>();
+        for (Job job : jobs) {
+            if (!byId.containsKey(job.id())) {
+                failed.add(job.id());
+            }
+        }
+        return failed;
+    }
+
+    /** Jobs answered 202 that wait for Redis. */
+    Readmissions readmissions() {
+        return readmissions;
+    }
+
+    /** Stops putting jobs answered 202 into Redis (the reconciler sees to those left). */
+    void close() {
+        readmissions.close();
     }
 
     /**

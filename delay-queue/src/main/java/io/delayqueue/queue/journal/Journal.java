@@ -85,6 +85,18 @@ public interface Journal extends AutoCloseable {
          *     jobs (nothing of them was written; the message names the field)
          */
         Set<String> await(long deadlineNanos);
+
+        /**
+         * The async journal's second step, after Redis answered: the jobs of {@code notStored} (ids Redis did not
+         * take) are not written, so that a push answered 503 never lands later. Called once, by the pushing caller;
+         * the journal holds the new jobs back from its writers until then (up to the commit timeout).
+         *
+         * @return false when they may be written all the same (the journal's writer took them first): the push's
+         *     outcome is then unknown
+         */
+        default boolean release(Set<String> notStored) {
+            return notStored.isEmpty();
+        }
     }
 
     /** Records transitions within the journal's lag. */
@@ -184,6 +196,27 @@ public interface Journal extends AutoCloseable {
     default long queuedRows() {
         return 0;
     }
+
+    /**
+     * Throws {@link io.delayqueue.common.DelayQueueException.Unavailable} (503) while the journal's backlog is full
+     * (the database too slow or down), so that a caller about to change Redis and then journal the transition (a
+     * consumer's reserve or finish) is refused before it changes anything.
+     */
+    default void requireRoom() {}
+
+    /**
+     * Rows of lagged transitions not journaled because the backlog was full (the database away), since start: Redis
+     * kept their jobs' state, and the reconciler writes final states back to the journal.
+     */
+    default long droppedRows() {
+        return 0;
+    }
+
+    /**
+     * The service begins to stop (before its HTTP server and engine stop): from now on the journal has a bounded time
+     * to write what it holds, and {@link #close()} returns by then whatever the database does.
+     */
+    default void startClosing() {}
 
     /**
      * How far behind the journal is, in milliseconds of its clock: the age of the oldest entry (a push's rows or

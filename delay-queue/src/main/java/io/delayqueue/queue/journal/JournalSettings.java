@@ -15,7 +15,8 @@ import java.time.Duration;
  * @param lag longest a transition other than a push or delete waits before it is written
  * @param maxRowsPerCommit most rows one group commit writes
  * @param commitTimeout longest a push or delete waits for its commit
- * @param queueCapacity rows waiting for the database beyond which pushes are refused and other transitions wait
+ * @param queueCapacity rows waiting for the database beyond which pushes are refused and other transitions are
+ *     not journaled (Redis holds them; the reconciler writes final states back)
  * @param createWriters threads (and connections) that commit new jobs
  * @param reconcileInterval how often the reconciler looks for overdue jobs that Redis lost
  * @param reconcileGrace how long past its due time a job must be before the reconciler checks Redis for it
@@ -24,6 +25,8 @@ import java.time.Duration;
  * @param purgeBatchSize jobs deleted per purge statement and transaction
  * @param purgeInterval how often retention looks for final jobs past it
  * @param purgePause least pause between two purge batches
+ * @param queueCapacityBytes memory the rows waiting for the database may hold (estimated), the second bound of the
+ *     backlog
  */
 public record JournalSettings(
         JournalMode mode,
@@ -38,13 +41,19 @@ public record JournalSettings(
         Duration retention,
         int purgeBatchSize,
         Duration purgeInterval,
-        Duration purgePause) {
+        Duration purgePause,
+        long queueCapacityBytes) {
 
     public static final JournalMode DEFAULT_MODE = JournalMode.SYNC;
     public static final Duration DEFAULT_LAG = Duration.ofMillis(200);
     public static final int DEFAULT_MAX_ROWS_PER_COMMIT = 10_000;
     public static final Duration DEFAULT_COMMIT_TIMEOUT = Duration.ofSeconds(10);
     public static final int DEFAULT_QUEUE_CAPACITY = 1_000_000;
+    /**
+     * 256 MB: the memory the rows waiting for the database may hold (their bodies above all), whatever their count; a
+     * million rows of 64 KB bodies would be 64 GB.
+     */
+    public static final long DEFAULT_QUEUE_CAPACITY_BYTES = 256L * 1024 * 1024;
     /** Two, so that one commit's disk flush overlaps the next. */
     public static final int DEFAULT_CREATE_WRITERS = 2;
 
@@ -80,7 +89,8 @@ public record JournalSettings(
             DEFAULT_RETENTION,
             DEFAULT_PURGE_BATCH_SIZE,
             DEFAULT_PURGE_INTERVAL,
-            DEFAULT_PURGE_PAUSE);
+            DEFAULT_PURGE_PAUSE,
+            DEFAULT_QUEUE_CAPACITY_BYTES);
 
     public JournalSettings {
         require(mode != null, "delay.journal.mode must be sync, async or off");
@@ -98,6 +108,7 @@ public record JournalSettings(
         requireBetween(purgeBatchSize, 1, 10_000, "delay.journal.purge-batch-size");
         requirePositive(purgeInterval, "delay.journal.purge-interval");
         requireNotNegative(purgePause, "delay.journal.purge-pause");
+        require(queueCapacityBytes >= 1024, "delay.journal.queue-capacity-bytes must be at least 1KB");
     }
 
     /** These settings with the writer's part replaced (the order of the parameters is the record's). */
@@ -121,7 +132,8 @@ public record JournalSettings(
                 retention,
                 purgeBatchSize,
                 purgeInterval,
-                purgePause);
+                purgePause,
+                queueCapacityBytes);
     }
 
     /** These settings with the reconciler's part replaced (the tier loader and restore read pages too). */
@@ -139,7 +151,27 @@ public record JournalSettings(
                 retention,
                 purgeBatchSize,
                 purgeInterval,
-                purgePause);
+                purgePause,
+                queueCapacityBytes);
+    }
+
+    /** These settings with the backlog's bound in bytes replaced. */
+    public JournalSettings withQueueCapacityBytes(long queueCapacityBytes) {
+        return new JournalSettings(
+                mode,
+                lag,
+                maxRowsPerCommit,
+                commitTimeout,
+                queueCapacity,
+                createWriters,
+                reconcileInterval,
+                reconcileGrace,
+                pageSize,
+                retention,
+                purgeBatchSize,
+                purgeInterval,
+                purgePause,
+                queueCapacityBytes);
     }
 
     /** These settings with the retention part replaced. */
@@ -158,6 +190,7 @@ public record JournalSettings(
                 retention,
                 purgeBatchSize,
                 purgeInterval,
-                purgePause);
+                purgePause,
+                queueCapacityBytes);
     }
 }

@@ -95,6 +95,16 @@ public class ForwardingJournal implements Journal {
         return delegate.mode();
     }
 
+    @Override
+    public void requireRoom() {
+        delegate.requireRoom();
+    }
+
+    @Override
+    public long droppedRows() {
+        return delegate.droppedRows();
+    }
+
     /** Leaves the real journal open: its owner closes it. */
     @Override
     public void close() {}

@@ -390,6 +390,17 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     /**
+     * Sends SIGTERM (a graceful stop) and waits up to {@code within} for the process to end; {@link #close()} still
+     * reads its output to the end (and kills it if it is still alive).
+     *
+     * @return whether it ended within {@code within}
+     */
+    public boolean terminate(Duration within) throws InterruptedException {
+        process.toHandle().destroy();
+        return process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
      * A graceful stop (SIGTERM), then kill -9 if it takes over 30 s; the output is read to its end (the signals go
      * through the process handle, see {@link #kill()}).
      */

@@ -42,6 +42,15 @@ final class GroupCommitWriter {
     private final Clock clock;
     private final long lagMs;
     private final int maxRowsPerCommit;
+    /** Longest a writer waits for the callers of a held entry to release it ({@link WriteEntry#awaitRelease}). */
+    private final long holdNanos;
+    /**
+     * When ({@link System#nanoTime()}) a closing journal stops writing: set once, by {@link #startClosing} or
+     * {@link #close}; lagged entries still unwritten then are given up (and logged).
+     */
+    private volatile long closeDeadlineNanos;
+
+    private volatile boolean closeStarted;
     private final List<Thread> writers = new ArrayList<>();
     /**
      * Per writer, when the oldest entry it took and has not settled was queued ({@link WriteEntry#queuedAtMs});
@@ -91,12 +100,14 @@ final class GroupCommitWriter {
             Clock clock,
             long lagMs,
             int maxRowsPerCommit,
-            int createWriters) {
+            int createWriters,
+            long holdMs) {
         this.backlog = backlog;
         this.commit = commit;
         this.clock = clock;
         this.lagMs = lagMs;
         this.maxRowsPerCommit = maxRowsPerCommit;
+        this.holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMs);
         for (int i = 0; i < Math.max(1, createWriters); i++) {
             startWriter(backlog.creates(), "delay-journal-create-" + i);
         }
@@ -114,8 +125,7 @@ final class GroupCommitWriter {
 
     /**
      * The age of the oldest entry not settled yet: the oldest of the queues' heads and of the entries each writer
-     * holds (committing, or waiting to write again after a failure). A lagged caller waiting for room counts from
-     * the moment it called. Read without locks: an entry on its way from a queue to a writer may be missed for
+     * holds (committing, or waiting to write again after a failure). Read without locks: an entry on its way from a queue to a writer may be missed for
      * that instant.
      */
     long lagMillis() {
@@ -190,6 +200,10 @@ final class GroupCommitWriter {
             oldestTaken.set(Long.MAX_VALUE);
             return;
         }
+        long holdUntil = System.nanoTime() + holdNanos;
+        for (WriteEntry e : pending) {
+            e.awaitRelease(holdUntil); // an async push's callers say which of its jobs Redis did not take
+        }
         List<WriteEntry> batch = List.copyOf(pending);
         Throwable failed = null;
         try {
@@ -208,7 +222,9 @@ final class GroupCommitWriter {
         if (failed == null) {
             return;
         }
-        if (pending.isEmpty() || (backlog.closing() && failures >= FAILURES_TO_MAX_BACKOFF)) {
+        if (pending.isEmpty()
+                || (backlog.closing() && failures >= FAILURES_TO_MAX_BACKOFF)
+                || (closeStarted && System.nanoTime() - closeDeadlineNanos >= 0)) {
             log.warn("journal commit of {} entries failed: {}", batch.size(), failed.toString());
             if (pending.isEmpty()) {
                 return; // only waiting callers, answered above: nothing to write again
@@ -245,21 +261,41 @@ final class GroupCommitWriter {
         }
     }
 
-    /** Lets the writers finish what is queued, for up to 10 s; then interrupts those still writing. */
+    /**
+     * The service begins to stop: the writers have {@link #CLOSE_BOUND} from now to write what they hold and what is
+     * handed to them meanwhile, whatever the database does. Idempotent; the first call counts.
+     */
+    synchronized void startClosing() {
+        if (!closeStarted) {
+            closeDeadlineNanos = System.nanoTime() + CLOSE_BOUND.toNanos();
+            closeStarted = true;
+        }
+    }
+
+    /** How long a closing journal goes on writing, from {@link #startClosing} (or {@link #close}). */
+    static final Duration CLOSE_BOUND = Duration.ofSeconds(10);
+
+    /**
+     * Takes no more entries and lets the writers finish what is queued until the close deadline ({@link
+     * #CLOSE_BOUND} after {@link #startClosing}); then interrupts those still writing and returns. A writer held in a
+     * database call that ignores the interrupt (a table lock, say) is a daemon thread, left to the pool's close.
+     */
     void close() {
+        startClosing();
         backlog.close();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         for (Thread writer : writers) {
             try {
-                writer.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                writer.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(closeDeadlineNanos - System.nanoTime())));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
             if (writer.isAlive()) {
                 log.error(
-                        "journal writer {} did not finish within 10 s; {} entries unwritten",
+                        "journal writer {} did not finish within {} s of the stop; {} entries ({} rows) unwritten",
                         writer.getName(),
-                        backlog.size());
+                        CLOSE_BOUND.toSeconds(),
+                        backlog.size(),
+                        backlog.queuedRows());
                 writer.interrupt();
             }
         }

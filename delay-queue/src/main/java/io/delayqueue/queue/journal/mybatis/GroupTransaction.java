@@ -169,8 +169,9 @@ final class GroupTransaction {
                 // tells the two apart; an id of an earlier entry or an earlier commit is existing
                 Set<String> existing = null;
                 Set<String> inEntry = e.created().size() > 1 ? new HashSet<>() : null;
+                Set<String> withdrawn = e.withdrawn(); // async pushes Redis did not take, answered 503
                 for (Job job : e.created()) {
-                    if (inEntry != null && !inEntry.add(job.id())) {
+                    if (inEntry != null && !inEntry.add(job.id()) || withdrawn.contains(job.id())) {
                         continue;
                     }
                     if (existingAll.add(job.id())) {

@@ -98,4 +98,32 @@ public enum JournalDialect {
             }
         }
     }
+
+    /** H2's error code when a statement needs an admin user ({@code ErrorCode.ADMIN_RIGHTS_REQUIRED}). */
+    private static final int H2_ADMIN_RIGHTS_REQUIRED = 90040;
+
+    /**
+     * Checks at start-up that {@link #forceToDisk} can run for the journal's user, so that the service refuses to
+     * start rather than answer every push 504 (written, but not known to be on disk). H2 runs {@code CHECKPOINT SYNC}
+     * only for an admin user; the check runs it once.
+     *
+     * @throws IllegalStateException naming the user and what to do, when it cannot
+     * @throws SQLException any other failure of the check (the database unreachable, say)
+     */
+    void checkForceToDisk(Connection connection) throws SQLException {
+        try {
+            forceToDisk(connection);
+        } catch (SQLException e) {
+            if (this == H2 && e.getErrorCode() == H2_ADMIN_RIGHTS_REQUIRED) {
+                throw new IllegalStateException(
+                        "the journal's H2 user '" + connection.getMetaData().getUserName()
+                                + "' is not an admin: H2 runs CHECKPOINT SYNC, which puts each commit on disk before"
+                                + " its pushes are answered, only for an admin user, so every push would be answered"
+                                + " 504. Journal to H2 as an admin user (spring.datasource.username=sa, say), or use"
+                                + " the embedded SQLite journal (leave spring.datasource.url unset) or MySQL/MariaDB",
+                        e);
+            }
+            throw e;
+        }
+    }
 }

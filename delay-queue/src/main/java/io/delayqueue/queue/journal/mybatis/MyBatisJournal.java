@@ -13,6 +13,8 @@ import io.delayqueue.queue.journal.PurgedRows;
 import io.delayqueue.queue.journal.TopicCount;
 import io.delayqueue.queue.journal.Transition;
 import java.net.InetAddress;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +25,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.ibatis.exceptions.PersistenceException;
+import org.apache.ibatis.session.SqlSession;
 import org.apache.ibatis.session.SqlSessionFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link Journal} on MySQL/MariaDB, SQLite (the embedded default) or H2 in MySQL mode through MyBatis, with a
@@ -53,9 +59,11 @@ import org.apache.ibatis.session.SqlSessionFactory;
  *
  * <p>Each caller's rows are an entry of their own, and the database refusing a row (data too long, say) fails
  * only the entry it belongs to: the group is split until the entry at fault is found, and the rest is written.
- * The backlog is bounded by {@code queueCapacity} rows: over it, pushes are refused (503) and lagged transitions
- * wait for room (back-pressure), so that memory stays bounded during an outage and no transition is dropped. A
- * sync caller that times out gets 503 when no writer had taken its entry (it is then never written) and 504
+ * The backlog is bounded by {@code queueCapacity} rows and {@code queueCapacityBytes} bytes: over either, nobody
+ * waits: pushes and deletes are refused (503) and lagged transitions are not journaled (Redis holds their jobs'
+ * state; see {@link JournalBacklog}), so that memory stays bounded during an outage and no thread is held. In async
+ * mode a push's new jobs are held back from the writer until its caller said which of them Redis did not take
+ * ({@link Journal.PendingCreate#release}): those are never written. A sync caller that times out gets 503 when no writer had taken its entry (it is then never written) and 504
  * when a commit of it was under way (it may still land).
  *
  * <p>Two persistence styles, on purpose. The journal's style is MyBatis ({@link JournalMapper}): the SQL is
@@ -72,6 +80,7 @@ import org.apache.ibatis.session.SqlSessionFactory;
  * <p>Threading: {@code record*} and {@code start*} methods are safe from any thread; reads use their own sessions.
  */
 public final class MyBatisJournal implements Journal {
+    private static final Logger log = LoggerFactory.getLogger(MyBatisJournal.class);
     private final JournalMode mode;
     private final long commitTimeoutMs;
     private final JournalBacklog backlog;
@@ -92,9 +101,12 @@ public final class MyBatisJournal implements Journal {
         if (!sessions.getConfiguration().hasMapper(JournalMapper.class)) {
             sessions.getConfiguration().addMapper(JournalMapper.class);
         }
+        if (mode == JournalMode.SYNC) {
+            checkDurableCommits(sessions);
+        }
         WriterTurns turns = new WriterTurns();
         this.reads = new JournalReads(sessions, turns, shards);
-        this.backlog = new JournalBacklog(clock, settings.queueCapacity());
+        this.backlog = new JournalBacklog(clock, settings.queueCapacity(), settings.queueCapacityBytes());
         this.commit = new GroupCommit(
                 new GroupTransaction(sessions, turns, shards, truncated(hostName(), 255), clock), backlog);
         this.writer = new GroupCommitWriter(
@@ -103,7 +115,8 @@ public final class MyBatisJournal implements Journal {
                 clock,
                 settings.lag().toMillis(),
                 settings.maxRowsPerCommit(),
-                settings.createWriters());
+                settings.createWriters(),
+                commitTimeoutMs);
     }
 
     @Override
@@ -165,8 +178,14 @@ public final class MyBatisJournal implements Journal {
             return pending;
         }
         boolean durable = mode == JournalMode.SYNC;
+        // async: held until each caller says which of its jobs Redis did not take (those are never written)
         WriteEntry entry = new WriteEntry(
-                List.copyOf(all), List.copyOf(copies), List.of(), worker(), durable ? new CompletableFuture<>() : null);
+                List.copyOf(all),
+                List.copyOf(copies),
+                List.of(),
+                worker(),
+                durable ? new CompletableFuture<>() : null,
+                !durable);
         RuntimeException refused = null;
         try {
             backlog.enqueue(entry);
@@ -180,8 +199,20 @@ public final class MyBatisJournal implements Journal {
                 pending.add(deadline -> {
                     throw JournalFailures.forOneCaller(cause);
                 });
+            } else if (durable) {
+                pending.add(deadline -> entry.await(group, deadline, commitTimeoutMs));
             } else {
-                pending.add(deadline -> durable ? entry.await(group, deadline, commitTimeoutMs) : Set.of());
+                pending.add(new PendingCreate() {
+                    @Override
+                    public Set<String> await(long deadlineNanos) {
+                        return Set.of();
+                    }
+
+                    @Override
+                    public boolean release(Set<String> notStored) {
+                        return entry.release(notStored);
+                    }
+                });
             }
         }
         return pending;
@@ -205,6 +236,9 @@ public final class MyBatisJournal implements Journal {
             return;
         }
         boolean durable = mode == JournalMode.SYNC;
+        if (!durable) {
+            backlog.requireRoom(); // async: lagged, but refused (not dropped) when the backlog is full
+        }
         WriteEntry entry = new WriteEntry(
                 List.of(), List.copyOf(transitions), worker(), durable ? new CompletableFuture<>() : null);
         backlog.enqueue(entry);
@@ -217,6 +251,18 @@ public final class MyBatisJournal implements Journal {
     @Override
     public long queuedRows() {
         return backlog.queuedRows();
+    }
+
+    /** Rows of lagged transitions not journaled because the backlog was full, since start. */
+    @Override
+    public long droppedRows() {
+        return backlog.droppedRows();
+    }
+
+    /** 503 while the backlog is over its capacity (rows or bytes). */
+    @Override
+    public void requireRoom() {
+        backlog.requireRoom();
     }
 
     /** The age of the oldest entry not settled yet, queued or held by a writer. */
@@ -287,10 +333,33 @@ public final class MyBatisJournal implements Journal {
         return reads.assignMissingShards(limit);
     }
 
-    /** Stops taking entries and lets the writers flush what is queued, for up to 10 s. */
+    /** The writers have 10 s from now to write what they hold ({@link GroupCommitWriter#CLOSE_BOUND}). */
+    @Override
+    public void startClosing() {
+        writer.startClosing();
+    }
+
+    /**
+     * Stops taking entries and lets the writers flush what is queued until 10 s after {@link #startClosing} (or after
+     * this call, without one), whatever the database does.
+     */
     @Override
     public void close() {
         writer.close();
+    }
+
+    /**
+     * Refuses to start on a database whose commits this user cannot make durable ({@link
+     * JournalDialect#checkForceToDisk}: H2 with a user that is not an admin). A database that cannot be reached now
+     * is left to the writers, which report it on every push.
+     */
+    private static void checkDurableCommits(SqlSessionFactory sessions) {
+        try (SqlSession session = sessions.openSession()) {
+            Connection connection = session.getConnection();
+            JournalDialect.of(connection).checkForceToDisk(connection);
+        } catch (SQLException | PersistenceException unreachable) {
+            log.warn("could not check the journal database at start-up: {}", unreachable.toString());
+        }
     }
 
     /** The thread's name, as long as the log's {@code worker} column takes. */

@@ -19,8 +19,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * both ({@link #take}, {@link #abandon}); every entry is settled exactly once ({@link #settle}), which is when
  * its rows leave the writer's backlog.
  *
+ * <p>New jobs of the async journal are <em>held</em>: the writer waits ({@link #awaitRelease}) until each caller
+ * has said which of its jobs Redis did not take ({@link #release}), and writes none of those, so that a push
+ * answered 503 (Redis down: the job would exist only in this process's memory) is never written later. Should a
+ * caller not say so within the hold, the writer takes the entry whole and a later {@link #release} says so.
+ *
  * <p>Threading: built and awaited by its callers, taken, written and settled by one writer thread; the state
- * changes are atomic, and {@link #groupResults} is written before {@code done} completes.
+ * changes are atomic, {@link #groupResults} is written before {@code done} completes, and the hold's fields are
+ * guarded by the entry's monitor.
  */
 final class WriteEntry {
     private static final int QUEUED = 0;
@@ -35,6 +41,17 @@ final class WriteEntry {
     private final String worker;
     private final CompletableFuture<Set<String>> done;
     private final int rows;
+    /** What the entry holds in memory, estimated: the backlog's second bound. */
+    private final long bytes;
+    /** Held for its callers' word ({@link #release}): the async journal's new jobs. */
+    private final boolean held;
+    /** Groups whose caller said which jobs Redis did not take; guarded by this. */
+    private int released;
+    /** Ids of new jobs not to write (Redis did not take them); guarded by this until the writer took the entry. */
+    private final Set<String> withdrawn = new HashSet<>();
+    /** The writer took a held entry, released or not; guarded by this. */
+    private boolean writerTook;
+
     private final AtomicInteger state = new AtomicInteger(QUEUED);
     private final AtomicBoolean settled = new AtomicBoolean();
     /** When its caller handed it to the journal, by the journal's clock. */
@@ -47,16 +64,26 @@ final class WriteEntry {
     volatile Object[] groupResults;
 
     WriteEntry(List<Job> created, List<Transition> transitions, String worker, CompletableFuture<Set<String>> done) {
-        this(created, created.isEmpty() ? List.of() : List.of(created), transitions, worker, done);
+        this(created, created.isEmpty() ? List.of() : List.of(created), transitions, worker, done, false);
     }
 
+    /** @param held whether the writer waits for its callers' {@link #release} (the async journal's new jobs) */
     WriteEntry(
             List<Job> created,
             List<List<Job>> groups,
             List<Transition> transitions,
             String worker,
-            CompletableFuture<Set<String>> done) {
-        this(created, groups, transitions, worker, done, created.size() * 2 + transitions.size() * 2);
+            CompletableFuture<Set<String>> done,
+            boolean held) {
+        this(
+                created,
+                groups,
+                transitions,
+                worker,
+                done,
+                created.size() * 2 + transitions.size() * 2,
+                bytesOf(created, transitions),
+                held);
     }
 
     private WriteEntry(
@@ -65,13 +92,39 @@ final class WriteEntry {
             List<Transition> transitions,
             String worker,
             CompletableFuture<Set<String>> done,
-            int rows) {
+            int rows,
+            long bytes,
+            boolean held) {
         this.created = created;
         this.groups = groups;
         this.transitions = transitions;
         this.worker = worker;
         this.done = done;
         this.rows = rows;
+        this.bytes = bytes;
+        this.held = held;
+    }
+
+    /** Per job and per transition an object and its strings (two bytes a character at most), and their rows. */
+    private static long bytesOf(List<Job> created, List<Transition> transitions) {
+        long bytes = 0;
+        for (Job job : created) {
+            bytes += 400
+                    + 2L
+                            * (length(job.body())
+                                    + length(job.topic())
+                                    + length(job.subtopic())
+                                    + length(job.bizKey())
+                                    + length(job.url()));
+        }
+        for (Transition t : transitions) {
+            bytes += 250 + 2L * length(t.detail());
+        }
+        return bytes;
+    }
+
+    private static int length(String s) {
+        return s == null ? 0 : s.length();
     }
 
     /** One group of this entry as an entry of its own, already taken; its rows are counted by this one. */
@@ -82,7 +135,10 @@ final class WriteEntry {
                 List.of(),
                 worker,
                 done == null ? null : new CompletableFuture<>(),
-                0);
+                0,
+                0,
+                false);
+        part.withdrawn.addAll(withdrawn());
         part.state.set(TAKEN);
         return part;
     }
@@ -109,6 +165,55 @@ final class WriteEntry {
 
     int rows() {
         return rows;
+    }
+
+    long bytes() {
+        return bytes;
+    }
+
+    /**
+     * One caller's word on its group of a held entry: {@code notStored}, the ids of its jobs Redis did not take, are
+     * not written. Returns false when the writer took the entry first (the hold passed): those jobs may be written.
+     */
+    synchronized boolean release(Set<String> notStored) {
+        if (!held) {
+            return notStored.isEmpty();
+        }
+        if (writerTook) {
+            return notStored.isEmpty();
+        }
+        withdrawn.addAll(notStored);
+        released++;
+        if (released >= groups.size()) {
+            notifyAll();
+        }
+        return true;
+    }
+
+    /**
+     * The writer's side of the hold: waits until every group of a held entry is released, or until {@code
+     * deadlineNanos} ({@link System#nanoTime()}); from then on the entry is the writer's. At once for an entry that
+     * is not held.
+     */
+    synchronized void awaitRelease(long deadlineNanos) throws InterruptedException {
+        while (held && !writerTook && released < groups.size()) {
+            long waitNanos = deadlineNanos - System.nanoTime();
+            if (waitNanos <= 0) {
+                break;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, waitNanos);
+        }
+        writerTook = true;
+    }
+
+    /** Whether the writer waits for the entry's {@link #release}. */
+    boolean held() {
+        return held;
+    }
+
+    /** Ids of new jobs not to write, fixed once the writer took the entry ({@link #awaitRelease}). */
+    synchronized Set<String> withdrawn() {
+        return withdrawn.isEmpty() ? Set.of() : Set.copyOf(withdrawn);
     }
 
     /** The writer takes it into a commit; false when its caller gave up on it first. */
