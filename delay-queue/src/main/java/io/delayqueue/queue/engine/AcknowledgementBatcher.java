@@ -2,8 +2,8 @@ package io.delayqueue.queue.engine;
 
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobEvent;
-import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.journal.TransitionJournal;
 import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.HandOverStore;
 import io.delayqueue.queue.store.Outcome;
@@ -38,7 +38,7 @@ final class AcknowledgementBatcher {
     private static final Logger log = LoggerFactory.getLogger(AcknowledgementBatcher.class);
 
     private final HandOverStore store;
-    private final Journal journal;
+    private final TransitionJournal journal;
     private final Clock clock;
     private final Object flushLock;
     private final ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
@@ -48,7 +48,7 @@ final class AcknowledgementBatcher {
 
     private record Ack(int shard, Attempt attempt) {}
 
-    AcknowledgementBatcher(HandOverStore store, Journal journal, Clock clock, Object flushLock) {
+    AcknowledgementBatcher(HandOverStore store, TransitionJournal journal, Clock clock, Object flushLock) {
         this.store = store;
         this.journal = journal;
         this.clock = clock;

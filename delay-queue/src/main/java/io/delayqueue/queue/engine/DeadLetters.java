@@ -5,8 +5,8 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobEvent;
-import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.journal.TransitionJournal;
 import io.delayqueue.queue.store.DeadLetterStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
@@ -34,14 +34,14 @@ public final class DeadLetters {
 
     private final EngineConfig config;
     private final DeadLetterStore store;
-    private final Journal journal;
+    private final TransitionJournal journal;
     private final Clock clock;
     private final DispatchPipeline.ScheduleListener scheduled;
 
     DeadLetters(
             EngineConfig config,
             DeadLetterStore store,
-            Journal journal,
+            TransitionJournal journal,
             Clock clock,
             DispatchPipeline.ScheduleListener scheduled) {
         this.config = config;

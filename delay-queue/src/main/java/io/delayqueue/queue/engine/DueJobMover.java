@@ -5,8 +5,8 @@ import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.coordination.WakeUpChannel;
 import io.delayqueue.queue.journal.JobEvent;
-import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.journal.TransitionJournal;
 import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.HandOverStore;
 import io.delayqueue.queue.store.StaleEpochException;
@@ -38,7 +38,7 @@ final class DueJobMover {
     private final HandOverStore store;
     private final Coordinator coordinator;
     private final WakeUpChannel wakeUps;
-    private final Journal journal;
+    private final TransitionJournal journal;
     private final Clock clock;
     private final TopicRoutes routes;
     private final DispatchPipeline pipeline;
@@ -55,7 +55,7 @@ final class DueJobMover {
             HandOverStore store,
             Coordinator coordinator,
             WakeUpChannel wakeUps,
-            Journal journal,
+            TransitionJournal journal,
             Clock clock,
             TopicRoutes routes,
             DispatchPipeline pipeline,

@@ -3,8 +3,8 @@ package io.delayqueue.queue.engine;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobEvent;
-import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.journal.TransitionJournal;
 import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.HandOverStore;
 import io.delayqueue.queue.store.Outcome;
@@ -35,7 +35,7 @@ final class JobRescheduler {
     private final Map<String, RetryPolicy> topicRetryPolicies;
     private final DispatchPipeline.ScheduleListener scheduled;
     private final EngineListener listener;
-    private final Journal journal;
+    private final TransitionJournal journal;
     private final Clock clock;
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong deferred = new AtomicLong();
@@ -44,7 +44,7 @@ final class JobRescheduler {
     JobRescheduler(
             HandOverStore store,
             RetrySettings retry,
-            Journal journal,
+            TransitionJournal journal,
             Clock clock,
             DispatchPipeline.ScheduleListener scheduled,
             EngineListener listener) {

@@ -5,8 +5,8 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobEvent;
-import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.journal.TransitionJournal;
 import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.HandOverStore;
 import io.delayqueue.queue.store.Outcome;
@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class PullPath {
     private final EngineConfig config;
     private final HandOverStore store;
-    private final Journal journal;
+    private final TransitionJournal journal;
     private final Clock clock;
     private final DispatchPipeline pipeline;
     private final TopicRoutes routes;
@@ -34,7 +34,7 @@ final class PullPath {
     PullPath(
             EngineConfig config,
             HandOverStore store,
-            Journal journal,
+            TransitionJournal journal,
             Clock clock,
             DispatchPipeline pipeline,
             TopicRoutes routes) {

@@ -4,8 +4,8 @@ import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.PushRequest;
-import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.journal.PushJournal;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.PushStore;
 import java.time.Clock;
@@ -34,7 +34,7 @@ final class PushPath {
 
     private final EngineConfig config;
     private final PushStore store;
-    private final Journal journal;
+    private final PushJournal journal;
     private final Clock clock;
     private final JobFactory jobFactory;
     /** {@code null} when every job is kept in Redis. */
@@ -51,7 +51,7 @@ final class PushPath {
     PushPath(
             EngineConfig config,
             JobStore store,
-            Journal journal,
+            PushJournal journal,
             Clock clock,
             JobFactory jobFactory,
             TierProtocol tiers,
@@ -124,7 +124,7 @@ final class PushPath {
     private List<Pushed> journalAndStore(List<List<Job>> groups, long deadlineNanos) {
         // journal first: a job is never in Redis without its row. The round is one journal entry (one commit),
         // in which each caller's jobs are a group with an answer of its own.
-        List<Journal.PendingCreate> pending = journal.startCreatedGroups(groups);
+        List<PushJournal.PendingCreate> pending = journal.startCreatedGroups(groups);
         boolean[] released = new boolean[groups.size()];
         try {
             return journalAndStore(groups, deadlineNanos, pending, released);
@@ -139,7 +139,7 @@ final class PushPath {
     }
 
     private List<Pushed> journalAndStore(
-            List<List<Job>> groups, long deadlineNanos, List<Journal.PendingCreate> pending, boolean[] released) {
+            List<List<Job>> groups, long deadlineNanos, List<PushJournal.PendingCreate> pending, boolean[] released) {
         List<Set<String>> existing = new ArrayList<>(Collections.nCopies(groups.size(), Set.of()));
         DelayQueueException[] failures = new DelayQueueException[groups.size()];
         for (int g = 0; g < groups.size(); g++) {

@@ -2,7 +2,7 @@ package io.delayqueue.queue.engine;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
-import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.PushJournal;
 import io.delayqueue.queue.store.StoreReads;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -43,7 +43,7 @@ final class Readmissions implements AutoCloseable {
     static final long MAX_RETRY_MS = 1_000;
 
     private final StoreReads store;
-    private final Journal journal;
+    private final PushJournal journal;
     /** Stores journaled jobs as a push does; returns the ids it could not (their shard failed). */
     private final Function<List<Job>, Set<String>> storeLate;
 
@@ -57,7 +57,7 @@ final class Readmissions implements AutoCloseable {
 
     private boolean overflowLogged;
 
-    Readmissions(StoreReads store, Journal journal, Function<List<Job>, Set<String>> storeLate) {
+    Readmissions(StoreReads store, PushJournal journal, Function<List<Job>, Set<String>> storeLate) {
         this.store = store;
         this.journal = journal;
         this.storeLate = storeLate;
