@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -179,8 +180,9 @@ final class EngineParts {
                 tierLoader);
         this.pushPath =
                 new PushPath(config, store, journal, clock, jobFactory, tiers, () -> listener, this::onScheduled);
-        this.deletes = new DeleteProtocol(
-                config.shards(), store, journal, clock, pushPath::readmitAll, this::onScheduled, () -> listener);
+        Consumer<List<Job>> readmit = tiers == null ? jobs -> {} : tiers::readmit;
+        this.deletes =
+                new DeleteProtocol(config.shards(), store, journal, clock, readmit, this::onScheduled, () -> listener);
         Reconciler reconciler = new Reconciler(
                 journal,
                 store,

@@ -2,16 +2,13 @@ package io.delayqueue.queue.engine;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
-import io.delayqueue.common.JobIds;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.PushJournal;
 import io.delayqueue.queue.store.JobStore;
-import io.delayqueue.queue.store.PushStore;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -33,15 +30,14 @@ final class PushPath {
     private static final Logger log = LoggerFactory.getLogger(PushPath.class);
 
     private final EngineConfig config;
-    private final PushStore store;
     private final PushJournal journal;
     private final Clock clock;
     private final JobFactory jobFactory;
     /** {@code null} when every job is kept in Redis. */
-    private final TierProtocol tiers;
+    /** Where each round's jobs go: near ones into Redis, far ones admitted. */
+    private final JobPlacement placement;
 
     private final Supplier<EngineListener> listener;
-    private final DispatchPipeline.ScheduleListener scheduled;
     /** Concurrent pushes share journal commits and script calls. */
     private final Combiner<Job, Pushed> pushes =
             new Combiner<>(this::journalAndStore, LimitSettings.DEFAULT_MAX_BATCH_SIZE, 3);
@@ -58,13 +54,11 @@ final class PushPath {
             Supplier<EngineListener> listener,
             DispatchPipeline.ScheduleListener scheduled) {
         this.config = config;
-        this.store = store;
         this.journal = journal;
         this.clock = clock;
         this.jobFactory = jobFactory;
-        this.tiers = tiers;
+        this.placement = new JobPlacement(store, tiers, config.shards(), scheduled);
         this.listener = listener;
-        this.scheduled = scheduled;
         this.readmissions = new Readmissions(store, journal, this::storeLate);
     }
 
@@ -177,16 +171,7 @@ final class PushPath {
         Set<String> unsure = readKnown(known, toStore, deadlineNanos);
         // far jobs (due beyond the horizon) stay in the journal; each is admitted to Redis only if its shard's
         // loader may have read past its row already (see TierProtocol)
-        long farAfter = tiers == null ? Long.MAX_VALUE : tiers.farAfter();
-        List<Job> near = new ArrayList<>(toStore.size());
-        List<Job> far = new ArrayList<>();
-        for (Job job : toStore.values()) {
-            (job.executeAt() > farAfter ? far : near).add(job);
-        }
-        Map<String, Boolean> storedById = storeAll(near);
-        if (!far.isEmpty()) {
-            storedById.putAll(tiers.admit(far));
-        }
+        Map<String, Boolean> storedById = placement.place(toStore.values());
         // only a committed row is durable without Redis: an async journal's row is in this process's memory
         boolean durableWithoutRedis = journal.mode() == JournalMode.SYNC;
         boolean async = journal.mode() == JournalMode.ASYNC;
@@ -263,13 +248,7 @@ final class PushPath {
      * ones admitted); returns the ids whose shard failed.
      */
     private Set<String> storeLate(List<Job> jobs) {
-        long farAfter = tiers == null ? Long.MAX_VALUE : tiers.farAfter();
-        List<Job> near = jobs.stream().filter(j -> j.executeAt() <= farAfter).toList();
-        List<Job> far = jobs.stream().filter(j -> j.executeAt() > farAfter).toList();
-        Map<String, Boolean> byId = storeAll(near);
-        if (!far.isEmpty()) {
-            byId.putAll(tiers.admit(far));
-        }
+        Map<String, Boolean> byId = placement.place(jobs);
         Set<String> failed = new HashSet<>();
         for (Job job : jobs) {
             if (!byId.containsKey(job.id())) {
@@ -315,53 +294,5 @@ final class PushPath {
             }
         }
         return Set.of();
-    }
-
-    /**
-     * Puts jobs into Redis, one pipelined call per shard; by id, whether each was created ({@code false}: Redis
-     * had it), absent where its shard failed.
-     */
-    private Map<String, Boolean> storeAll(List<Job> jobs) {
-        Map<String, Boolean> byId = new HashMap<>();
-        if (jobs.isEmpty()) {
-            return byId;
-        }
-        List<Boolean> stored;
-        try {
-            stored = store.push(jobs);
-        } catch (DelayQueueException e) {
-            log.warn("Redis took none of {} pushed jobs: {}", jobs.size(), e.getMessage());
-            return byId;
-        }
-        for (int i = 0; i < jobs.size(); i++) {
-            Boolean created = stored.get(i);
-            if (created != null) {
-                byId.put(jobs.get(i).id(), created);
-                if (created) {
-                    onScheduled(jobs.get(i));
-                }
-            }
-        }
-        return byId;
-    }
-
-    /**
-     * A job only the journal holds whose delete was undone (its tombstone removed): readmitted by the {@link
-     * TierProtocol}.
-     */
-    void readmit(Job journaled) {
-        readmitAll(List.of(journaled));
-    }
-
-    /** {@link #readmit} of several jobs, in one admit call per shard. */
-    void readmitAll(List<Job> journaled) {
-        if (tiers != null) {
-            tiers.readmit(journaled);
-        }
-    }
-
-    /** A job landed in the store (pushed or restored). */
-    private void onScheduled(Job job) {
-        scheduled.onScheduled(JobIds.shardOf(job.id(), config.shards()), job.executeAt());
     }
 }
