@@ -100,7 +100,7 @@ public final class ConsoleQueries {
         List<Job> page = more ? jobs.subList(0, limit) : jobs;
         Map<String, String> errors =
                 journal.lastErrors(page.stream().map(Job::id).toList());
-        long horizon = tierLoader == null ? Long.MAX_VALUE : clock.millis() + tierLoader.horizonMs();
+        long horizon = tierLoader == null ? Long.MAX_VALUE : tierLoader.farAfter();
         List<BrowsedJob> browsed = new ArrayList<>(page.size());
         for (Job job : page) {
             boolean journalOnly = job.status().isFinal() && job.status() != JobStatus.DEAD

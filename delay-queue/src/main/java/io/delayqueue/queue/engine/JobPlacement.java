@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: stateless beyond its parts.
  */
 final class JobPlacement {
+    /** The push path's logger, as before this was split from it: operators may filter on its name. */
     private static final Logger log = LoggerFactory.getLogger(PushPath.class);
 
     private final PushStore store;

@@ -59,7 +59,7 @@ final class JournalRestorer {
     RestoreReport restoreUpToHorizon(boolean expire) {
         requireJournal();
         // far jobs stay in the journal tier: their shards' loaders bring them in ahead of time
-        long dueAtMost = tierLoader == null ? Long.MAX_VALUE : clock.millis() + tierLoader.horizonMs();
+        long dueAtMost = tierLoader == null ? Long.MAX_VALUE : tierLoader.farAfter();
         return restoreAll(expire, dueAtMost, "restore (expire=" + expire + ")");
     }
 
@@ -72,7 +72,7 @@ final class JournalRestorer {
         }
         if (tierLoader != null
                 && job.status() == JobStatus.DELAY
-                && job.executeAt() > clock.millis() + tierLoader.horizonMs()
+                && job.executeAt() > tierLoader.farAfter()
                 && store.find(id).isEmpty()) {
             return new RestoreReport(1, 0, 0, 0, 1);
         }

@@ -118,6 +118,11 @@ final class TierLoader implements Runnable {
         return protocol.horizonMs();
     }
 
+    /** Jobs due after this are far ({@link TierProtocol#farAfter}). */
+    long farAfter() {
+        return protocol.farAfter();
+    }
+
     /** How long the loader sleeps between passes: a quarter of the horizon, clamped. */
     long sleepMs() {
         return Math.max(MIN_SLEEP_MS, Math.min(MAX_SLEEP_MS, horizonMs() / 4));
