@@ -1,7 +1,11 @@
 package io.delayqueue.core;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delayqueue.controller.ApiExceptionHandler;
 import io.delayqueue.controller.CompletedFutureReturnValueHandler;
+import io.delayqueue.controller.DirectPushFilter;
 import io.delayqueue.controller.EnvelopeReturnValueHandler;
+import io.delayqueue.controller.JobController;
 import io.delayqueue.controller.JsonCorsProcessor;
 import io.delayqueue.controller.JsonErrorReportValve;
 import io.delayqueue.controller.StrictInputInterceptor;
@@ -15,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.autoconfigure.jackson.Jackson2ObjectMapperBuilderCustomizer;
 import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.converter.json.MappingJackson2HttpMessageConverter;
 import org.springframework.validation.Errors;
@@ -104,6 +109,20 @@ public class HttpConfiguration implements WebMvcConfigurer {
                 return bean;
             }
         };
+    }
+
+    /**
+     * {@code POST /push} answered by {@link DirectPushFilter}, without the dispatcher; after the token filter
+     * (order 0) and the request metrics' filter, so both see it as any request.
+     */
+    @Bean
+    public FilterRegistrationBean<DirectPushFilter> directPush(
+            JobController jobs, ApiExceptionHandler errors, ObjectMapper json) {
+        FilterRegistrationBean<DirectPushFilter> registration =
+                new FilterRegistrationBean<>(new DirectPushFilter(jobs, errors, new EnvelopeReturnValueHandler(json)));
+        registration.addUrlPatterns(DirectPushFilter.PATH);
+        registration.setOrder(1);
+        return registration;
     }
 
     /**

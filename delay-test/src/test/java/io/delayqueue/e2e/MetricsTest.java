@@ -65,6 +65,9 @@ class MetricsTest {
     void jobs_are_counted_per_topic_with_bounded_labels_and_every_metric_the_dashboard_queries_is_exported()
             throws IOException {
         Api api = new Api(port);
+        assertThat(api.postJson("/push", Map.of("topic", "", "delay", 0)).status())
+                .as("a push with an empty topic")
+                .isEqualTo(400);
         String delivered = push(api, "metrics.orders", 0, null);
         String deleted = push(api, "metrics.orders", 600_000, null);
         assertThat(api.delete("/jobs/" + deleted).status()).isEqualTo(200);
@@ -122,6 +125,23 @@ class MetricsTest {
         assertThat(sample(exported, "delay_journal_commit_rows_sum"))
                 .as("rows the commits wrote: at least a job row and a log row per push")
                 .isGreaterThanOrEqualTo(8.0);
+        // /push is answered outside the dispatcher (DirectPushFilter): its requests keep their uri tag
+        assertThat(sample(
+                        exported,
+                        "http_server_requests_seconds_count",
+                        "method=\"POST\"",
+                        "status=\"200\"",
+                        "uri=\"/push\""))
+                .as("one-job pushes answered 200, under uri /push")
+                .isGreaterThanOrEqualTo(4.0);
+        assertThat(sample(
+                        exported,
+                        "http_server_requests_seconds_count",
+                        "method=\"POST\"",
+                        "status=\"400\"",
+                        "uri=\"/push\""))
+                .as("the push refused for its topic, under uri /push")
+                .isEqualTo(1.0);
         assertThat(sample(exported, "delay_push_seconds_count", "outcome=\"success\""))
                 .as("pushes answered")
                 .isGreaterThanOrEqualTo(4.0);

@@ -1,0 +1,73 @@
+package io.delayqueue.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.converter.json.Jackson2ObjectMapperBuilder;
+import org.springframework.mock.web.MockFilterChain;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+
+/**
+ * What {@link DirectPushFilter} leaves to the dispatcher, and that it answers refusals as the dispatcher's
+ * exception handler would. The pushes themselves are driven through the real service by the e2e tests (every
+ * {@code POST /push} there takes this filter).
+ */
+class DirectPushFilterTest {
+    private final ObjectMapper json = Jackson2ObjectMapperBuilder.json().build();
+    // no controller: none of these requests may reach it
+    private final DirectPushFilter filter =
+            new DirectPushFilter(null, new ApiExceptionHandler(), new EnvelopeReturnValueHandler(json));
+
+    @Test
+    void other_methods_and_paths_go_on_to_the_dispatcher() throws Exception {
+        for (String[] call : new String[][] {{"GET", "/push"}, {"OPTIONS", "/push"}, {"POST", "/push/batch"}}) {
+            MockHttpServletRequest request = new MockHttpServletRequest(call[0], call[1]);
+            request.setServletPath(call[1]);
+            MockFilterChain chain = new MockFilterChain();
+            MockHttpServletResponse response = new MockHttpServletResponse();
+
+            filter.doFilter(request, response, chain);
+
+            assertThat(chain.getRequest())
+                    .as("%s %s passed on", call[0], call[1])
+                    .isSameAs(request);
+            assertThat(response.getContentAsByteArray()).isEmpty();
+        }
+    }
+
+    @Test
+    void a_body_that_is_not_json_is_refused_in_the_envelope_without_reaching_the_handler() throws Exception {
+        MockHttpServletRequest request = new MockHttpServletRequest("POST", "/push");
+        request.setServletPath("/push");
+        request.setContentType("text/plain");
+        request.setContent("{\"topic\":\"t\"}".getBytes(StandardCharsets.UTF_8));
+        MockFilterChain chain = new MockFilterChain();
+        MockHttpServletResponse response = new MockHttpServletResponse();
+
+        filter.doFilter(request, response, chain);
+
+        assertThat(chain.getRequest()).as("not passed on").isNull();
+        assertThat(response.getStatus()).isEqualTo(415);
+        assertThat(response.getContentType()).isEqualTo("application/json");
+        assertThat(response.getContentAsString())
+                .isEqualTo("{\"success\":false,\"code\":415,\"data\":null,\"message\":\"Content-Type text/plain is"
+                        + " not accepted; send the body as application/json\"}");
+        assertThat(response.getContentLength()).isEqualTo(response.getContentAsByteArray().length);
+    }
+
+    @Test
+    void a_query_parameter_given_twice_is_refused_naming_it() throws Exception {
+        MockHttpServletRequest request = new MockHttpServletRequest("POST", "/push");
+        request.setServletPath("/push");
+        request.setQueryString("a=1&a=2");
+        MockHttpServletResponse response = new MockHttpServletResponse();
+
+        filter.doFilter(request, response, new MockFilterChain());
+
+        assertThat(response.getStatus()).isEqualTo(400);
+        assertThat(response.getContentAsString()).contains("a is given twice");
+    }
+}
