@@ -1,6 +1,6 @@
 package io.delayqueue.config;
 
-import io.delayqueue.queue.engine.DispatchSettings;
+import io.delayqueue.queue.engine.handover.DispatchSettings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.delayqueue.config;
 
-import io.delayqueue.queue.engine.LimitSettings;
+import io.delayqueue.queue.engine.push.LimitSettings;
 import java.time.Duration;
 import org.springframework.util.unit.DataSize;
 

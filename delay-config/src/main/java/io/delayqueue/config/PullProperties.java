@@ -1,6 +1,6 @@
 package io.delayqueue.config;
 
-import io.delayqueue.queue.engine.PullSettings;
+import io.delayqueue.queue.engine.handover.PullSettings;
 import java.time.Duration;
 
 /** Pull topics, consumed with {@code GET /get/{topic}}. */

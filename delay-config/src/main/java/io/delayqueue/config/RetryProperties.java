@@ -1,6 +1,6 @@
 package io.delayqueue.config;
 
-import io.delayqueue.queue.engine.RetrySettings;
+import io.delayqueue.queue.engine.handover.RetrySettings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

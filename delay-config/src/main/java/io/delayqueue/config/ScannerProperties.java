@@ -1,6 +1,6 @@
 package io.delayqueue.config;
 
-import io.delayqueue.queue.engine.ScannerSettings;
+import io.delayqueue.queue.engine.handover.ScannerSettings;
 import java.time.Duration;
 
 /** The per-shard timers. */

@@ -1,6 +1,6 @@
 package io.delayqueue.config;
 
-import io.delayqueue.queue.engine.TierSettings;
+import io.delayqueue.queue.engine.tier.TierSettings;
 import java.time.Duration;
 
 /** Tiered storage: Redis holds the near future, the journal the rest. */

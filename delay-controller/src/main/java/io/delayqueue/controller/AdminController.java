@@ -9,7 +9,7 @@ import static io.delayqueue.controller.QueryParameters.requireOneJobId;
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.engine.EngineStats;
-import io.delayqueue.queue.engine.RestoreReport;
+import io.delayqueue.queue.engine.restore.RestoreReport;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;

@@ -1,9 +1,9 @@
 package io.delayqueue.controller;
 
-import io.delayqueue.queue.engine.DeadLetters;
 import io.delayqueue.queue.engine.EngineConfig;
-import io.delayqueue.queue.engine.JobFactory;
-import io.delayqueue.queue.engine.PullSettings;
+import io.delayqueue.queue.engine.handover.DeadLetters;
+import io.delayqueue.queue.engine.handover.PullSettings;
+import io.delayqueue.queue.engine.push.JobFactory;
 import io.swagger.v3.core.util.Json;
 import io.swagger.v3.oas.models.media.ArraySchema;
 import io.swagger.v3.oas.models.media.BooleanSchema;

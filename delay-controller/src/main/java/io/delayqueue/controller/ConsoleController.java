@@ -5,7 +5,7 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.engine.ConsoleQueries;
 import io.delayqueue.queue.engine.DelayQueueEngine;
-import io.delayqueue.queue.engine.JobFactory;
+import io.delayqueue.queue.engine.push.JobFactory;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobQuery;
 import io.swagger.v3.oas.annotations.Operation;

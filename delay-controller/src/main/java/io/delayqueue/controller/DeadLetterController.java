@@ -5,8 +5,8 @@ import static io.delayqueue.controller.QueryParameters.TOPIC_PATTERN;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.JsonCodec;
-import io.delayqueue.queue.engine.DeadLetters;
 import io.delayqueue.queue.engine.DelayQueueEngine;
+import io.delayqueue.queue.engine.handover.DeadLetters;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;

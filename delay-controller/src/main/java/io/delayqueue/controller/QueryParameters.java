@@ -2,7 +2,7 @@ package io.delayqueue.controller;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.JobIds;
-import io.delayqueue.queue.engine.PullSettings;
+import io.delayqueue.queue.engine.handover.PullSettings;
 
 /**
  * The controllers' query and path parameters, read as sent (strings) and checked here, so that a bad one is a 400
@@ -11,7 +11,7 @@ import io.delayqueue.queue.engine.PullSettings;
 final class QueryParameters {
     /** A job id ({@link JobIds#isClientId}; generated ids match it too). */
     static final String JOB_ID_PATTERN = "^[A-Za-z0-9._:-]{1,128}$";
-    /** A topic ({@link io.delayqueue.queue.engine.JobFactory#TOPIC}). */
+    /** A topic ({@link io.delayqueue.queue.engine.push.JobFactory#TOPIC}). */
     static final String TOPIC_PATTERN = "^[A-Za-z0-9._-]{1,64}$";
     /** An id used as an example: no job has it in a fresh service, so the example call of an id is a 404. */
     static final String EXAMPLE_ID = "order-42-close";

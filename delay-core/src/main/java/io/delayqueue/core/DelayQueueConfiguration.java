@@ -11,7 +11,7 @@ import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.dispatch.console.ConsoleDispatcher;
 import io.delayqueue.queue.engine.DelayQueueEngine;
 import io.delayqueue.queue.engine.EngineConfig;
-import io.delayqueue.queue.engine.RestoreReport;
+import io.delayqueue.queue.engine.restore.RestoreReport;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;

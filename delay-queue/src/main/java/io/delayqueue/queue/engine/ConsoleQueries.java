@@ -5,6 +5,8 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.coordination.CoordinationView;
 import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.engine.handover.DeadLetters;
+import io.delayqueue.queue.engine.tier.TierLoader;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobQuery;
 import io.delayqueue.queue.journal.Journal;

@@ -6,6 +6,21 @@ import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.coordination.WakeUpChannel;
 import io.delayqueue.queue.dispatch.Dispatcher;
+import io.delayqueue.queue.engine.delete.DeleteProtocol;
+import io.delayqueue.queue.engine.delete.Maintenance;
+import io.delayqueue.queue.engine.handover.DeadLetters;
+import io.delayqueue.queue.engine.handover.DispatchLanes;
+import io.delayqueue.queue.engine.handover.DispatchPipeline;
+import io.delayqueue.queue.engine.handover.DueJobMover;
+import io.delayqueue.queue.engine.handover.FinishOutcome;
+import io.delayqueue.queue.engine.handover.PullPath;
+import io.delayqueue.queue.engine.handover.PullSettings;
+import io.delayqueue.queue.engine.handover.PullWaiters;
+import io.delayqueue.queue.engine.push.PushPath;
+import io.delayqueue.queue.engine.push.PushResult;
+import io.delayqueue.queue.engine.restore.JournalRestorer;
+import io.delayqueue.queue.engine.restore.RestoreReport;
+import io.delayqueue.queue.engine.retention.PurgeReport;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.store.JobStore;
 import java.time.Clock;
@@ -16,20 +31,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The delay queue: accepts jobs, runs one {@link ShardScanner} per owned shard that hands due jobs over at
- * their due time, serves pull consumers, and settles every outcome through the {@link JobStore}.
+ * The delay queue: accepts jobs, runs one {@link io.delayqueue.queue.engine.handover.ShardScanner} per owned shard
+ * that hands due jobs over at their due time, serves pull consumers, and settles every outcome through the {@link
+ * JobStore}.
  *
  * <p>Lifecycle as in Curator's recipes: {@code LATENT -> STARTED -> CLOSED}, guarded by a compare-and-set.
  * Pushing, pulling and deleting work in any state but {@code CLOSED}; only a started engine scans. Tests
  * drive a latent engine by hand with {@link #runDueJobs()} and a manual {@link Clock}.
  *
- * <p>A facade: the work is done by package-private collaborators: {@link PushPath} (combined, journal-first
- * pushes), {@link DueJobMover} (scanners, owner epochs, hand-over), {@link DispatchPipeline} (sends and their
- * acknowledgements), {@link PullWaiters} (pull consumers), {@link PullPath} (reservations and finishes), {@link
- * DeadLetters}, {@link Maintenance} (deletes, clearAll), {@link JournalRestorer} (restores), {@link
- * StatsCollector} (stats) and {@link JournalTimers} (the reconciler and journal retention). {@link EngineParts}
- * constructs them and starts and stops them in order. This class keeps the public API and its contracts, the
- * argument checks and the lifecycle's state. Thread-safe: the API is called on the callers' threads; the engine's
+ * <p>A facade: the work is done by collaborators in one subpackage per protocol (public only for this package's
+ * wiring): {@link PushPath} (combined, journal-first pushes), {@link DueJobMover} (scanners, owner epochs, hand-over),
+ * {@link DispatchPipeline} (sends and their acknowledgements), {@link PullWaiters} (pull consumers), {@link PullPath}
+ * (reservations and finishes), {@link DeadLetters}, {@link Maintenance} (deletes, clearAll), {@link JournalRestorer}
+ * (restores), {@link StatsCollector} (stats) and {@link JournalTimers} (the reconciler and journal retention). {@link
+ * EngineParts} constructs them and starts and stops them in order. This class keeps the public API and its contracts,
+ * the argument checks and the lifecycle's state. Thread-safe: the API is called on the callers' threads; the engine's
  * own threads are those {@link EngineParts} starts.
  */
 public final class DelayQueueEngine implements AutoCloseable {

@@ -3,6 +3,12 @@ package io.delayqueue.queue.engine;
 import static io.delayqueue.queue.SettingChecks.require;
 import static io.delayqueue.queue.SettingChecks.requireBetween;
 
+import io.delayqueue.queue.engine.handover.DispatchSettings;
+import io.delayqueue.queue.engine.handover.PullSettings;
+import io.delayqueue.queue.engine.handover.RetrySettings;
+import io.delayqueue.queue.engine.handover.ScannerSettings;
+import io.delayqueue.queue.engine.push.LimitSettings;
+import io.delayqueue.queue.engine.tier.TierSettings;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.JournalSettings;
 import java.time.Duration;

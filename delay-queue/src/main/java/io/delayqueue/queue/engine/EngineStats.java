@@ -1,6 +1,8 @@
 package io.delayqueue.queue.engine;
 
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.engine.handover.LatenessRecorder;
+import io.delayqueue.queue.engine.tier.TierStats;
 import io.delayqueue.queue.store.ShardStats;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,8 @@
 package io.delayqueue.queue.engine;
 
+import io.delayqueue.queue.engine.restore.Reconciler;
+import io.delayqueue.queue.engine.retention.JournalPurger;
+import io.delayqueue.queue.engine.retention.PurgeReport;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;
 import java.util.concurrent.Executors;

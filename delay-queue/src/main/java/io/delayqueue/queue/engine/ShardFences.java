@@ -1,6 +1,8 @@
 package io.delayqueue.queue.engine;
 
 import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.engine.handover.DueJobMover;
+import io.delayqueue.queue.engine.tier.TierLoader;
 import io.delayqueue.queue.store.HandOverStore;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
@@ -14,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: called on each shard's scanner thread and on the tier loader's; the take of a shard's epoch is
  * guarded per shard, so the two never take two epochs for one term.
  */
-final class ShardFences implements TierLoader.Fences {
+public final class ShardFences implements TierLoader.Fences {
     private static final Logger log = LoggerFactory.getLogger(ShardFences.class);
 
     private final HandOverStore store;
@@ -27,7 +29,7 @@ final class ShardFences implements TierLoader.Fences {
     /** The owner epoch of a term of ownership, taken in the store. */
     private record Fence(String term, long epoch) {}
 
-    ShardFences(HandOverStore store, Coordinator coordinator, int shards) {
+    public ShardFences(HandOverStore store, Coordinator coordinator, int shards) {
         this.store = store;
         this.coordinator = coordinator;
         this.fences = new AtomicReferenceArray<>(shards);

@@ -2,6 +2,11 @@ package io.delayqueue.queue.engine;
 
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.coordination.Coordinator;
+import io.delayqueue.queue.engine.handover.DispatchPipeline;
+import io.delayqueue.queue.engine.handover.LatenessRecorder;
+import io.delayqueue.queue.engine.handover.PullWaiters;
+import io.delayqueue.queue.engine.tier.TierLoader;
+import io.delayqueue.queue.engine.tier.TierStats;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.store.ShardStats;
 import io.delayqueue.queue.store.StoreReads;

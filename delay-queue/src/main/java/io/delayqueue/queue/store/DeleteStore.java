@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** The store's steps of the delete protocol (begin, confirm, undo, settle) and of {@code clearAll}; {@link io.delayqueue.queue.engine.DeleteProtocol} owns their order. A role of {@link JobStore}. */
+/** The store's steps of the delete protocol (begin, confirm, undo, settle) and of {@code clearAll}; {@link io.delayqueue.queue.engine.delete.DeleteProtocol} owns their order. A role of {@link JobStore}. */
 public interface DeleteStore extends StoreReads {
     /**
      * Begins to cancel a {@code DELAY} or {@code READY} job: it is {@code DELETED} at once, so nothing delivers

@@ -4,7 +4,7 @@ import io.delayqueue.common.Job;
 import io.delayqueue.queue.journal.JobCursor;
 import java.util.List;
 
-/** The store's steps of the tier protocol: the load intent, loading journal pages, admitting far pushes; {@link io.delayqueue.queue.engine.TierProtocol} owns their order. A role of {@link JobStore}. */
+/** The store's steps of the tier protocol: the load intent, loading journal pages, admitting far pushes; {@link io.delayqueue.queue.engine.tier.TierProtocol} owns their order. A role of {@link JobStore}. */
 public interface TierStore {
     /**
      * Raises the load intent of {@code shard} to {@code intent} (never lowers it): the shard's owner promises to

@@ -10,6 +10,7 @@ import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.dispatch.Dispatcher;
+import io.delayqueue.queue.engine.handover.DispatchSettings;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RedisFixture;

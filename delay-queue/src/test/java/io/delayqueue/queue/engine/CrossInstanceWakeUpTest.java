@@ -8,6 +8,7 @@ import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.engine.handover.DispatchSettings;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.store.redis.RedisWakeUpChannel;
 import io.delayqueue.queue.testing.RecordingDispatcher;

@@ -8,6 +8,7 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.engine.handover.DeadLetters;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;

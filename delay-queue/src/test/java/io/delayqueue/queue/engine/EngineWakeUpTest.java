@@ -7,6 +7,8 @@ import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.dispatch.Dispatcher;
+import io.delayqueue.queue.engine.handover.DispatchSettings;
+import io.delayqueue.queue.engine.push.PushResult;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.store.redis.RedisJobStore;
 import io.delayqueue.queue.testing.RecordingDispatcher;

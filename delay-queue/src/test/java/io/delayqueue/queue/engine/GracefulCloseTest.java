@@ -10,6 +10,8 @@ import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.dispatch.http.HttpCallbackDispatcher;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
+import io.delayqueue.queue.engine.handover.DispatchSettings;
+import io.delayqueue.queue.engine.push.PushResult;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;

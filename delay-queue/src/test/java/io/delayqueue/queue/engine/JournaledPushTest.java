@@ -9,6 +9,7 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.engine.push.PushResult;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.testing.ForwardingJournal;

@@ -12,6 +12,8 @@ import io.delayqueue.queue.dispatch.DispatchRejectedException;
 import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.dispatch.http.HttpCallbackDispatcher;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
+import io.delayqueue.queue.engine.handover.DispatchPipeline;
+import io.delayqueue.queue.engine.handover.RetrySettings;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;

@@ -9,6 +9,8 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.engine.handover.DispatchSettings;
+import io.delayqueue.queue.engine.handover.FinishOutcome;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;

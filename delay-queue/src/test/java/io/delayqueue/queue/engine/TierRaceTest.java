@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.engine.push.PushResult;
+import io.delayqueue.queue.engine.tier.TierSettings;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.JournalSettings;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;

@@ -7,6 +7,7 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.engine.tier.TierSettings;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalMode;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.delayqueue.queue.dispatch.http.HttpCallbackDispatcher;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
-import io.delayqueue.queue.engine.DispatchSettings;
+import io.delayqueue.queue.engine.handover.DispatchSettings;
 import org.junit.jupiter.api.Test;
 
 class ConsoleDispatcherTest {

@@ -1,0 +1,199 @@
+package io.delayqueue.queue.engine.handover;
+
+import io.delayqueue.common.DelayQueueException.InvalidField;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobIds;
+import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.push.JobFactory;
+import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.Transition;
+import io.delayqueue.queue.journal.TransitionJournal;
+import io.delayqueue.queue.store.DeadLetterStore;
+import io.delayqueue.queue.store.Outcome;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The dead letters of each topic: jobs that used up their attempts ({@code DEAD}). They stay in the store
+ * until requeued, which makes them {@code DELAY} again, due at once, with their attempts counted from zero.
+ * Every requeue is one store script per shard and batch, O(log N) per job.
+ */
+public final class DeadLetters {
+    /** Most dead jobs one listing returns. */
+    public static final int MAX_LIST_LIMIT = 1000;
+    /** Most ids one requeue by id may name. */
+    public static final int MAX_REQUEUE_IDS = 1000;
+
+    private static final int REQUEUE_BATCH = 500;
+
+    private final EngineConfig config;
+    private final DeadLetterStore store;
+    private final TransitionJournal journal;
+    private final Clock clock;
+    private final DispatchPipeline.ScheduleListener scheduled;
+
+    public DeadLetters(
+            EngineConfig config,
+            DeadLetterStore store,
+            TransitionJournal journal,
+            Clock clock,
+            DispatchPipeline.ScheduleListener scheduled) {
+        this.config = config;
+        this.store = store;
+        this.journal = journal;
+        this.clock = clock;
+        this.scheduled = scheduled;
+    }
+
+    /**
+     * A page of dead letters.
+     *
+     * @param total dead jobs of the topic over every shard
+     * @param jobs the oldest of them (by their last due time), at most the limit asked for
+     */
+    public record Page(String topic, long total, List<Job> jobs) {}
+
+    /**
+     * What a requeue did.
+     *
+     * @param requeued how many jobs are {@code DELAY} again
+     * @param notRequeued ids that named no dead job of the topic, with what they are instead ({@code
+     *     NOT_FOUND} for an unknown id)
+     */
+    public record Requeue(int requeued, Map<String, String> notRequeued) {}
+
+    /** How many dead jobs the topic has, over every shard. */
+    public long count(String topic) {
+        requireTopic(topic);
+        long total = 0;
+        for (int shard = 0; shard < config.shards(); shard++) {
+            total += store.countDead(topic, shard);
+        }
+        return total;
+    }
+
+    /** How many dead jobs each of {@code topics} has, over every shard, read at once (the metrics' gauges). */
+    public Map<String, Long> counts(Collection<String> topics) {
+        topics.forEach(DeadLetters::requireTopic);
+        return store.countDead(topics);
+    }
+
+    /** The oldest {@code limit} dead jobs of {@code topic}, and how many it has. */
+    public Page list(String topic, int limit) {
+        requireTopic(topic);
+        if (limit < 1 || limit > MAX_LIST_LIMIT) {
+            throw new InvalidField("limit", "must be between 1 and " + MAX_LIST_LIMIT);
+        }
+        long total = count(topic);
+        List<Job> oldest = new ArrayList<>();
+        for (int shard = 0; shard < config.shards(); shard++) {
+            oldest.addAll(store.listDead(topic, shard, limit));
+        }
+        oldest.sort(Comparator.comparingLong(Job::executeAt).thenComparing(Job::id));
+        return new Page(topic, total, List.copyOf(oldest.subList(0, Math.min(limit, oldest.size()))));
+    }
+
+    /**
+     * Requeues every dead job of {@code topic}, shard by shard in bounded batches. Jobs that die while this
+     * runs may or may not be included; the call looks at no more entries per shard than the shard held when
+     * it began, so it ends even while new jobs keep dying.
+     */
+    public Requeue requeueAll(String topic) {
+        requireTopic(topic);
+        int requeued = 0;
+        for (int shard = 0; shard < config.shards(); shard++) {
+            long budget = store.countDead(topic, shard);
+            while (budget > 0) {
+                int limit = (int) Math.min(REQUEUE_BATCH, budget);
+                long now = clock.millis();
+                DeadLetterStore.Requeued batch = store.requeueOldestDead(topic, shard, limit, now);
+                budget -= limit;
+                requeued += batch.ids().size();
+                recordRequeued(shard, batch.ids(), now);
+                if (!batch.more()) {
+                    break;
+                }
+            }
+        }
+        return new Requeue(requeued, Map.of());
+    }
+
+    /** Requeues the named dead jobs of {@code topic}; ids that are not dead jobs of the topic are reported. */
+    public Requeue requeue(String topic, List<String> ids) {
+        requireTopic(topic);
+        if (ids == null || ids.isEmpty()) {
+            throw new InvalidField("ids", "must name at least one job (or leave ids out to requeue all)");
+        }
+        if (ids.size() > MAX_REQUEUE_IDS) {
+            throw new InvalidField("ids", "names " + ids.size() + " jobs, over the limit of " + MAX_REQUEUE_IDS);
+        }
+        Map<Integer, List<String>> byShard = new TreeMap<>();
+        for (String id : new LinkedHashSet<>(ids)) {
+            if (id == null || id.isBlank()) {
+                throw new InvalidField("ids", "must not hold a blank id");
+            }
+            byShard.computeIfAbsent(JobIds.shardOf(id, config.shards()), s -> new ArrayList<>())
+                    .add(id);
+        }
+        int requeued = 0;
+        Map<String, String> notRequeued = new LinkedHashMap<>();
+        for (var entry : byShard.entrySet()) {
+            int shard = entry.getKey();
+            List<String> shardIds = entry.getValue();
+            long now = clock.millis();
+            List<Outcome> outcomes = store.requeueDead(topic, shard, shardIds, now);
+            List<String> done = new ArrayList<>();
+            for (int i = 0; i < shardIds.size(); i++) {
+                Outcome outcome = outcomes.get(i);
+                if (outcome.applied()) {
+                    done.add(shardIds.get(i));
+                } else {
+                    notRequeued.put(
+                            shardIds.get(i),
+                            outcome.result() == Outcome.Result.NOT_FOUND
+                                    ? "NOT_FOUND"
+                                    : outcome.status() == JobStatus.DEAD
+                                            ? "DEAD in another topic"
+                                            : outcome.status().name());
+                }
+            }
+            requeued += done.size();
+            recordRequeued(shard, done, now);
+        }
+        return new Requeue(requeued, notRequeued);
+    }
+
+    private void recordRequeued(int shard, List<String> ids, long now) {
+        if (ids.isEmpty()) {
+            return;
+        }
+        List<Transition> transitions = new ArrayList<>(ids.size());
+        for (String id : ids) {
+            transitions.add(new Transition(
+                    id,
+                    JobEvent.REQUEUED,
+                    JobStatus.DEAD,
+                    JobStatus.DELAY,
+                    now,
+                    0,
+                    now,
+                    "requeued from the dead letters"));
+        }
+        journal.recordTransitions(transitions);
+        scheduled.onScheduled(shard, now);
+    }
+
+    private static void requireTopic(String topic) {
+        if (topic == null || !JobFactory.TOPIC.matcher(topic).matches()) {
+            throw new InvalidField("topic", "must match [A-Za-z0-9._-]{1,64}");
+        }
+    }
+}
