@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.converter.json.Jackson2ObjectMapperBuilder;
 import org.springframework.mock.web.MockFilterChain;
@@ -18,8 +20,12 @@ import org.springframework.mock.web.MockHttpServletResponse;
 class DirectPushFilterTest {
     private final ObjectMapper json = Jackson2ObjectMapperBuilder.json().build();
     // no controller: none of these requests may reach it
-    private final DirectPushFilter filter =
-            new DirectPushFilter(null, new ApiExceptionHandler(), new EnvelopeReturnValueHandler(json));
+    private final List<Integer> timed = new CopyOnWriteArrayList<>();
+    private final DirectPushFilter filter = new DirectPushFilter(
+            null,
+            new ApiExceptionHandler(),
+            new EnvelopeReturnValueHandler(json),
+            (status, nanos) -> timed.add(status));
 
     @Test
     void other_methods_and_paths_go_on_to_the_dispatcher() throws Exception {
@@ -36,6 +42,7 @@ class DirectPushFilterTest {
                     .isSameAs(request);
             assertThat(response.getContentAsByteArray()).isEmpty();
         }
+        assertThat(timed).as("left to the dispatcher's request metrics").isEmpty();
     }
 
     @Test
@@ -56,6 +63,7 @@ class DirectPushFilterTest {
                 .isEqualTo("{\"success\":false,\"code\":415,\"data\":null,\"message\":\"Content-Type text/plain is"
                         + " not accepted; send the body as application/json\"}");
         assertThat(response.getContentLength()).isEqualTo(response.getContentAsByteArray().length);
+        assertThat(timed).as("timed with its status").containsExactly(415);
     }
 
     @Test

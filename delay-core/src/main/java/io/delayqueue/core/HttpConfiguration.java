@@ -10,9 +10,12 @@ import io.delayqueue.controller.JsonCorsProcessor;
 import io.delayqueue.controller.JsonErrorReportValve;
 import io.delayqueue.controller.StrictInputInterceptor;
 import io.delayqueue.controller.Utf8WriterJsonFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationPredicate;
 import org.apache.catalina.Valve;
 import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.valves.ErrorReportValve;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -113,16 +116,26 @@ public class HttpConfiguration implements WebMvcConfigurer {
 
     /**
      * {@code POST /push} answered by {@link DirectPushFilter}, without the dispatcher; after the token filter
-     * (order 0) and the request metrics' filter, so both see it as any request.
+     * (order 0). It times its requests into Spring's request timer itself ({@link PushRequestTiming}).
      */
     @Bean
     public FilterRegistrationBean<DirectPushFilter> directPush(
-            JobController jobs, ApiExceptionHandler errors, ObjectMapper json) {
-        FilterRegistrationBean<DirectPushFilter> registration =
-                new FilterRegistrationBean<>(new DirectPushFilter(jobs, errors, new EnvelopeReturnValueHandler(json)));
+            JobController jobs, ApiExceptionHandler errors, ObjectMapper json, ObjectProvider<MeterRegistry> meters) {
+        MeterRegistry registry = meters.getIfAvailable();
+        FilterRegistrationBean<DirectPushFilter> registration = new FilterRegistrationBean<>(new DirectPushFilter(
+                jobs,
+                errors,
+                new EnvelopeReturnValueHandler(json),
+                registry == null ? DirectPushFilter.Timing.NONE : new PushRequestTiming(registry)));
         registration.addUrlPatterns(DirectPushFilter.PATH);
         registration.setOrder(1);
         return registration;
+    }
+
+    /** The requests {@link DirectPushFilter} answers are timed by it, not observed ({@link PushRequestTiming}). */
+    @Bean
+    public ObservationPredicate directPushesNotObserved() {
+        return PushRequestTiming.notObserved();
     }
 
     /**
