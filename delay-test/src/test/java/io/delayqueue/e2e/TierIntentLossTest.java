@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.delayqueue.common.Job;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
@@ -71,8 +70,8 @@ class TierIntentLossTest {
         private static Journal trapped(Journal journal) {
             return new ForwardingJournal(journal) {
                 @Override
-                public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
-                    List<Job> page = super.delayedOfShard(shard, after, dueAtMost, limit);
+                public List<JobCursor> delayedKeysOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+                    List<JobCursor> page = super.delayedKeysOfShard(shard, after, dueAtMost, limit);
                     ReadTrap trap = TRAP.get();
                     if (trap != null && trap.shard() == shard && TRAP.compareAndSet(trap, null)) {
                         trap.action().accept(shard);

@@ -38,7 +38,7 @@ public abstract class EmptyJournal implements Journal {
     }
 
     @Override
-    public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+    public List<JobCursor> delayedKeysOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
         return List.of();
     }
 

@@ -1,16 +1,17 @@
 package io.delayqueue.queue.journal;
 
-import io.delayqueue.common.Job;
 import java.util.List;
 
 /** The journal's side of the tier protocol: pages of a shard's far jobs, the journal tier's size, and shards of old rows filled in. A role of {@link Journal}. */
 public interface TierJournal {
     /**
-     * The {@code DELAY} jobs of one shard due at or before {@code dueAtMost}, ordered by (due time, id), strictly
-     * after {@code after}: one page of the tier loader's keyset walk over the {@code (shard, status, due_at, id)}
-     * index. Reads only rows committed when the query began.
+     * The (due time, id) of the {@code DELAY} jobs of one shard due at or before {@code dueAtMost}, in that order,
+     * strictly after {@code after}: one page of the tier loader's keyset walk, read from the {@code (shard, status,
+     * due_at, id)} index alone. Reads only rows committed when the query began. The loader reads whole ({@link
+     * JournalLookups#findAll}) only the rows Redis lacks: most rows of a page were pushed near, into Redis, just
+     * before the horizon reached them.
      */
-    List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit);
+    List<JobCursor> delayedKeysOfShard(int shard, JobCursor after, long dueAtMost, int limit);
 
     /**
      * How many jobs are {@code DELAY} with a due time after {@code dueAfter}: the journal tier's size when

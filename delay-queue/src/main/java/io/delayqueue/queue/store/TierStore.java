@@ -32,11 +32,18 @@ public interface TierStore {
      *
      * @param readUnder the watermark the page was read under (its intent is the highest due time read)
      * @param from the read began after this ({@link JobCursor#START}: from the first row)
-     * @param jobs the rows read
+     * @param jobs the rows read, or those of them the store lacked when checked ({@link #absent}): a row the store
+     *     holds is never loaded
      * @param to every row up to this was read: the cursor moves there
      * @param readAt when the read began (engine clock)
      */
     record TierPage(TierMark readUnder, JobCursor from, List<Job> jobs, JobCursor to, long readAt) {}
+
+    /**
+     * Which of {@code ids} (all of {@code shard}) the store lacks in any state: the loader reads whole only the
+     * rows of those, and {@link #loadTier} checks each again. Changes nothing.
+     */
+    List<String> absent(int shard, List<String> ids);
 
     /**
      * Loads a page of journaled {@code DELAY} jobs of {@code shard}: each beyond the loaded cursor and absent from

@@ -2,7 +2,6 @@ package io.delayqueue.queue.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.Coordinator;
@@ -91,8 +90,8 @@ class TierSeamsTest {
         AtomicInteger reads = new AtomicInteger();
         return new ForwardingJournal(journal) {
             @Override
-            public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
-                List<Job> page = super.delayedOfShard(shard, after, dueAtMost, limit);
+            public List<JobCursor> delayedKeysOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+                List<JobCursor> page = super.delayedKeysOfShard(shard, after, dueAtMost, limit);
                 if (reads.incrementAndGet() == readNumber) {
                     duringRead.accept(shard);
                 }

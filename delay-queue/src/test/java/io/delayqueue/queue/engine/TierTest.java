@@ -3,7 +3,6 @@ package io.delayqueue.queue.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
@@ -88,6 +87,46 @@ class TierTest {
         int shard = JobIds.shardOf(id, SHARDS);
         return redis.redis().hexists(redis.keys().pool(shard), id)
                 || redis.redis().zscore(redis.keys().bucket(shard), id) != null;
+    }
+
+    @Test
+    void the_loader_reads_whole_only_the_rows_redis_lacks() {
+        ManualClock clock = new ManualClock(T0);
+        RecordingDispatcher rec = new RecordingDispatcher("rec");
+        List<String> readWhole = new ArrayList<>();
+        Journal counting = new ForwardingJournal(journal) {
+            @Override
+            public java.util.Map<String, io.delayqueue.common.Job> findAll(java.util.Collection<String> ids) {
+                readWhole.addAll(ids);
+                return super.findAll(ids);
+            }
+        };
+        DelayQueueEngine engine = engine(clock, counting, new StandaloneCoordinator(), rec, 1000);
+        String shard0 = TestIds.inShard(0, SHARDS);
+        PushResult far =
+                engine.push(PushRequest.of("orders", "far", HOUR + 60_000).withId(shard0));
+        assertThat(engine.loadTierNow())
+                .as("the first pass raises the intent to T0 + 1 h")
+                .isZero();
+        clock.set(T0 + 30_000);
+        // near when pushed (due within now + 1 h) but beyond the intent the last pass raised: the next pass's page
+        // holds its row, which Redis has
+        PushResult near = engine.push(PushRequest.of("orders", "near", HOUR).withId(TestIds.inShard(0, SHARDS)));
+        assertThat(inRedis(near.id())).isTrue();
+        assertThat(inRedis(far.id())).isFalse();
+        readWhole.clear();
+
+        clock.set(T0 + 60_000);
+        assertThat(engine.loadTierNow()).as("the far job loaded").isEqualTo(1);
+
+        assertThat(inRedis(far.id())).isTrue();
+        assertThat(readWhole)
+                .as("rows read whole: the far job's, not the near one's that Redis holds")
+                .containsExactly(far.id());
+        assertThat(journal.history(near.id()))
+                .extracting(e -> e.event().name())
+                .as("the near job was not loaded again")
+                .doesNotContain("LOADED");
     }
 
     @Test
@@ -309,8 +348,8 @@ class TierTest {
         AtomicBoolean once = new AtomicBoolean();
         Journal readThenPush = new ForwardingJournal(journal) {
             @Override
-            public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
-                List<Job> page = super.delayedOfShard(shard, after, dueAtMost, limit);
+            public List<JobCursor> delayedKeysOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+                List<JobCursor> page = super.delayedKeysOfShard(shard, after, dueAtMost, limit);
                 if (once.compareAndSet(false, true)) {
                     // the read is over (it began before this row's commit): the row is not in its page
                     pushedDuringRead.add(pusher.push(PushRequest.of("orders", "late row", HOUR + 10 * 60_000L)
@@ -424,8 +463,8 @@ class TierTest {
         assertThat(journal.assignMissingShards(1000)).isZero();
         assertThat(db.queryLong("SELECT shard FROM delay_queue_job WHERE id = '" + id + "'"))
                 .isEqualTo(1);
-        assertThat(journal.delayedOfShard(1, JobCursor.START, T0 + 3 * HOUR, 10))
-                .extracting(Job::id)
+        assertThat(journal.delayedKeysOfShard(1, JobCursor.START, T0 + 3 * HOUR, 10))
+                .extracting(JobCursor::id)
                 .containsExactly(id);
     }
 }

@@ -76,8 +76,8 @@ public class ForwardingJournal implements Journal {
     }
 
     @Override
-    public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
-        return delegate.delayedOfShard(shard, after, dueAtMost, limit);
+    public List<JobCursor> delayedKeysOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+        return delegate.delayedKeysOfShard(shard, after, dueAtMost, limit);
     }
 
     @Override

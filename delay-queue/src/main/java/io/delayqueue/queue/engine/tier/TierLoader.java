@@ -13,6 +13,7 @@ import io.delayqueue.queue.store.StaleEpochException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -33,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * It survives a failover of the owner (the new owner goes on from it) and is lost together with the jobs when
  * Redis loses its data (the loader then starts again from the first row, which reloads exactly the horizon).
  * A pass over a shard: (1) raise {@code intent} to {@code now + horizon}; (2) only then read a page of the
- * shard's {@code DELAY} rows after {@code loaded} and due up to the intent, in (due time, id) order; (3) load
- * it, fenced by the owner epoch, each job only where Redis lacks its id in any state (so a tombstone of a
+ * shard's {@code DELAY} rows after {@code loaded} and due up to the intent, in (due time, id) order: their keys
+ * from the index, then whole only the rows of the jobs Redis lacks (most were pushed near, into Redis, shortly
+ * before the horizon reached them); (3) load it, fenced by the owner epoch, each job only where Redis lacks its id in any state (so a tombstone of a
  * deleted journal-only job keeps it out), and advance {@code loaded}, unless the watermark the page was read
  * under is gone from Redis; repeat while pages are full.
  *
@@ -163,18 +165,18 @@ public final class TierLoader implements Runnable {
         int loaded = 0;
         while (cursor.dueAt() <= upTo) {
             long readAt = clock.millis();
-            List<Job> page = journal.delayedOfShard(shard, cursor, upTo, pageSize);
-            boolean full = page.size() >= pageSize;
-            Job last = full ? page.get(page.size() - 1) : null;
+            List<JobCursor> keys = journal.delayedKeysOfShard(shard, cursor, upTo, pageSize);
+            boolean full = keys.size() >= pageSize;
             // a page that was not full read every row up to the intent: (upTo + 1, "") is after all of them
-            JobCursor to = full ? new JobCursor(last.executeAt(), last.id()) : new JobCursor(upTo + 1, "");
+            JobCursor to = full ? keys.get(keys.size() - 1) : new JobCursor(upTo + 1, "");
+            List<Job> page = rowsRedisLacks(shard, keys);
             JobStore.TierLoad result =
                     protocol.load(shard, new JobStore.TierPage(mark, cursor, page, to, readAt), epoch);
             if (result.outcome() != JobStore.LoadOutcome.LOADED) {
                 log.warn(
                         "shard {}: a page of {} jobs was not loaded ({}): {}; reading it again next pass",
                         shard,
-                        page.size(),
+                        keys.size(),
                         result.outcome(),
                         refusal(result.outcome()));
                 break;
@@ -202,6 +204,32 @@ public final class TierLoader implements Runnable {
             cursor = to;
         }
         return loaded;
+    }
+
+    /**
+     * The whole rows of the page's jobs that Redis lacks, still {@code DELAY}. Most rows of a page were pushed near
+     * (into Redis) a little before the horizon reached their due time, and only their keys are read; a job Redis
+     * holds is never loaded ({@code tier_load} checks each given row again), and one that left {@code DELAY}
+     * since the keys were read is not loaded either.
+     */
+    private List<Job> rowsRedisLacks(int shard, List<JobCursor> keys) {
+        if (keys.isEmpty()) {
+            return List.of();
+        }
+        List<String> absent =
+                protocol.absent(shard, keys.stream().map(JobCursor::id).toList());
+        if (absent.isEmpty()) {
+            return List.of();
+        }
+        Map<String, Job> rows = journal.findAll(absent);
+        List<Job> page = new ArrayList<>(absent.size());
+        for (String id : absent) {
+            Job job = rows.get(id);
+            if (job != null && job.status() == JobStatus.DELAY) {
+                page.add(job);
+            }
+        }
+        return page;
     }
 
     private static String refusal(JobStore.LoadOutcome outcome) {

@@ -123,6 +123,11 @@ public final class TierProtocol {
         return mark.loaded() == null ? JobCursor.START : mark.loaded();
     }
 
+    /** Which of {@code ids} (of {@code shard}) Redis lacks in any state: the rows the loader reads whole. */
+    List<String> absent(int shard, List<String> ids) {
+        return store.absent(shard, ids);
+    }
+
     /** Load: one page read under a raised intent (see the table). */
     TierLoad load(int shard, TierPage page, long epoch) {
         return store.loadTier(shard, page, clock.millis(), MAX_PAGE_AGE_MS, epoch);

@@ -87,11 +87,14 @@ public interface JournalMapper {
     @Delete("<script>DELETE FROM delay_queue_job_log WHERE job_id IN"
             + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach></script>")
     int deleteLogRows(@Param("ids") Collection<String> ids);
-    /** The tier loader's page: rows strictly after the cursor, over the {@code (shard, status, due_at, id)} index. */
-    @Select("SELECT " + JOB_COLUMNS + " FROM delay_queue_job WHERE shard = #{shard} AND status = 'DELAY'"
+    /**
+     * The tier loader's page: the keys of rows strictly after the cursor, from the {@code (shard, status, due_at,
+     * id)} index alone.
+     */
+    @Select("SELECT id, due_at AS dueAt FROM delay_queue_job WHERE shard = #{shard} AND status = 'DELAY'"
             + " AND due_at <= #{upTo} AND (due_at > #{afterDue} OR (due_at = #{afterDue} AND id > #{afterId}))"
             + " ORDER BY due_at, id LIMIT #{limit}")
-    List<JobRow> delayedOfShard(
+    List<JobRow> delayedKeysOfShard(
             @Param("shard") int shard,
             @Param("afterDue") long afterDue,
             @Param("afterId") String afterId,

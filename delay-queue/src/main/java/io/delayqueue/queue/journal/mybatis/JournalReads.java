@@ -164,9 +164,9 @@ final class JournalReads {
         }
     }
 
-    List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
-        return read(m -> m.delayedOfShard(shard, after.dueAt(), after.id(), dueAtMost, limit).stream()
-                .map(JobRow::toJob)
+    List<JobCursor> delayedKeysOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+        return read(m -> m.delayedKeysOfShard(shard, after.dueAt(), after.id(), dueAtMost, limit).stream()
+                .map(JobRow::key)
                 .toList());
     }
 

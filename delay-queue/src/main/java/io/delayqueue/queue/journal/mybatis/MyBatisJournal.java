@@ -319,8 +319,8 @@ public final class MyBatisJournal implements Journal {
     }
 
     @Override
-    public List<Job> delayedOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
-        return reads.delayedOfShard(shard, after, dueAtMost, limit);
+    public List<JobCursor> delayedKeysOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
+        return reads.delayedKeysOfShard(shard, after, dueAtMost, limit);
     }
 
     @Override

@@ -369,6 +369,14 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
+    public List<String> absent(int shard, List<String> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return Replies.strings((List<?>) scripts.run(scripts.tierAbsent, List.of(keys.pool(shard)), ids));
+    }
+
+    @Override
     public List<Admission> admit(List<Job> jobs) {
         return pipeline.perShard(
                 jobs,

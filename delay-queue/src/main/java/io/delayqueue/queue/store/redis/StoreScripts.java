@@ -30,6 +30,7 @@ final class StoreScripts {
     final LuaScript tierIntent = LuaScript.load("tier_intent");
     final LuaScript tierLoad = LuaScript.load("tier_load");
     final LuaScript tierAdmit = LuaScript.load("tier_admit");
+    final LuaScript tierAbsent = LuaScript.load("tier_absent");
 
     private final UnifiedJedis redis;
     private final ShardKeys keys;
@@ -55,7 +56,8 @@ final class StoreScripts {
                 requeueDead,
                 tierIntent,
                 tierLoad,
-                tierAdmit)) {
+                tierAdmit,
+                tierAbsent)) {
             script.setListener(listener);
         }
     }
