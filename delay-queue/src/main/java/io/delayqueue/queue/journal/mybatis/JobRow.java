@@ -2,7 +2,6 @@ package io.delayqueue.queue.journal.mybatis;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
-import io.delayqueue.queue.journal.JobCursor;
 
 /** A row of {@code delay_queue_job} as MyBatis maps it. */
 public class JobRow {
@@ -19,11 +18,6 @@ public class JobRow {
     private int attempts;
     private long dueAt;
     private long createTime;
-
-    /** Where the row stands in (due time, id) order; all a key-only read fills in. */
-    JobCursor key() {
-        return new JobCursor(dueAt, id);
-    }
 
     Job toJob() {
         return new Job(

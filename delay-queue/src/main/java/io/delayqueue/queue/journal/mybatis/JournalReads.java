@@ -166,8 +166,14 @@ final class JournalReads {
 
     List<JobCursor> delayedKeysOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
         return read(m -> m.delayedKeysOfShard(shard, after.dueAt(), after.id(), dueAtMost, limit).stream()
-                .map(JobRow::key)
+                .map(JournalReads::key)
                 .toList());
+    }
+
+    /** A key as {@link JournalMapper#delayedKeysOfShard} reads it: {@code due|id}. */
+    private static JobCursor key(String dueAndId) {
+        int bar = dueAndId.indexOf('|');
+        return new JobCursor(Long.parseLong(dueAndId.substring(0, bar)), dueAndId.substring(bar + 1));
     }
 
     long countDelayedDueAfter(long dueAfter) {
