@@ -21,11 +21,11 @@ import org.springframework.http.ResponseEntity;
  * (JFR); this path is what most callers take.
  *
  * <p>Every other method on {@code /push} (a {@code GET} answered 405, a CORS preflight refused with 403, {@code
- * OPTIONS}) goes on to the dispatcher, as does every other path. The token filter runs before it as for any
- * request. The request metrics' observation (another tenth of the CPU: its context, key values and handlers per
- * request) is left out for the requests this filter answers ({@link #answers}); the filter times them itself into
- * the same timer ({@link Timing}). Registered for the path {@code /push} only, after the token filter. Stateless,
- * thread-safe.
+ * OPTIONS}) goes on to the filters after it and the dispatcher, as does every other path. It is the first filter,
+ * so that the others cost a push nothing: it checks the token itself where one is set ({@link TokenFilter}'s check
+ * and answer), and times its requests into Spring's request timer itself ({@link Timing}) in place of the request
+ * metrics' observation, which was another tenth of the CPU (its context, key values and handlers per request); the
+ * request-context filter was 4% more. Registered for the path {@code /push} only. Stateless, thread-safe.
  */
 public final class DirectPushFilter implements Filter {
     /** The path this filter answers. */
@@ -44,13 +44,24 @@ public final class DirectPushFilter implements Filter {
     private final ApiExceptionHandler errors;
     private final EnvelopeReturnValueHandler writer;
     private final Timing timing;
+    /** The token's check, or null when no token is set. */
+    private final TokenFilter token;
 
+    /**
+     * @param token the token filter when {@code delay.security.token} is set, else null: its check is made here, as
+     *     this filter runs first
+     */
     public DirectPushFilter(
-            JobController jobs, ApiExceptionHandler errors, EnvelopeReturnValueHandler writer, Timing timing) {
+            JobController jobs,
+            ApiExceptionHandler errors,
+            EnvelopeReturnValueHandler writer,
+            Timing timing,
+            TokenFilter token) {
         this.jobs = jobs;
         this.errors = errors;
         this.writer = writer;
         this.timing = timing;
+        this.token = token;
     }
 
     /** Whether this filter answers {@code request}: a {@code POST} on {@value #PATH} itself. */
@@ -71,7 +82,11 @@ public final class DirectPushFilter implements Filter {
         }
         long start = System.nanoTime();
         try {
-            writer.write(answer(request), response);
+            if (token != null && !token.presentsToken(request)) {
+                TokenFilter.refuse(response);
+            } else {
+                writer.write(answer(request), response);
+            }
         } finally {
             timing.answered(response.getStatus(), System.nanoTime() - start);
         }

@@ -37,10 +37,20 @@ public class TokenFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        if (isRead(request) || matches(presented(request))) {
+        if (isRead(request) || presentsToken(request)) {
             chain.doFilter(request, response);
             return;
         }
+        refuse(response);
+    }
+
+    /** Whether {@code request} carries the token. */
+    boolean presentsToken(HttpServletRequest request) {
+        return matches(presented(request));
+    }
+
+    /** The answer to a call without the token: 401 in the envelope. */
+    static void refuse(HttpServletResponse response) throws IOException {
         response.setStatus(401);
         response.setContentType("application/json");
         response.getWriter()

@@ -25,7 +25,8 @@ class DirectPushFilterTest {
             null,
             new ApiExceptionHandler(),
             new EnvelopeReturnValueHandler(json),
-            (status, nanos) -> timed.add(status));
+            (status, nanos) -> timed.add(status),
+            null);
 
     @Test
     void other_methods_and_paths_go_on_to_the_dispatcher() throws Exception {
@@ -64,6 +65,40 @@ class DirectPushFilterTest {
                         + " not accepted; send the body as application/json\"}");
         assertThat(response.getContentLength()).isEqualTo(response.getContentAsByteArray().length);
         assertThat(timed).as("timed with its status").containsExactly(415);
+    }
+
+    @Test
+    void without_the_token_where_one_is_set_a_push_is_refused_with_401_before_its_body_is_looked_at() throws Exception {
+        DirectPushFilter guarded = new DirectPushFilter(
+                null,
+                new ApiExceptionHandler(),
+                new EnvelopeReturnValueHandler(json),
+                (status, nanos) -> timed.add(status),
+                new TokenFilter("s3cret"));
+        MockHttpServletRequest request = new MockHttpServletRequest("POST", "/push");
+        request.setServletPath("/push");
+        request.setContentType("text/plain");
+        request.addHeader("Authorization", "Bearer wrong");
+        MockFilterChain chain = new MockFilterChain();
+        MockHttpServletResponse response = new MockHttpServletResponse();
+
+        guarded.doFilter(request, response, chain);
+
+        assertThat(chain.getRequest()).as("not passed on").isNull();
+        assertThat(response.getStatus()).isEqualTo(401);
+        assertThat(response.getContentAsString()).contains("token is missing or wrong");
+        assertThat(timed).containsExactly(401);
+
+        MockHttpServletRequest withToken = new MockHttpServletRequest("POST", "/push");
+        withToken.setServletPath("/push");
+        withToken.setContentType("text/plain");
+        withToken.setContent("{}".getBytes(StandardCharsets.UTF_8));
+        withToken.addHeader("Authorization", "Bearer s3cret");
+        MockHttpServletResponse answered = new MockHttpServletResponse();
+        guarded.doFilter(withToken, answered, new MockFilterChain());
+        assertThat(answered.getStatus())
+                .as("with the token, the body's checks come next")
+                .isEqualTo(415);
     }
 
     @Test

@@ -9,9 +9,9 @@ import io.delayqueue.controller.JobController;
 import io.delayqueue.controller.JsonCorsProcessor;
 import io.delayqueue.controller.JsonErrorReportValve;
 import io.delayqueue.controller.StrictInputInterceptor;
+import io.delayqueue.controller.TokenFilter;
 import io.delayqueue.controller.Utf8WriterJsonFactory;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.observation.ObservationPredicate;
 import org.apache.catalina.Valve;
 import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.valves.ErrorReportValve;
@@ -24,6 +24,7 @@ import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactor
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
 import org.springframework.http.converter.json.MappingJackson2HttpMessageConverter;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -115,27 +116,28 @@ public class HttpConfiguration implements WebMvcConfigurer {
     }
 
     /**
-     * {@code POST /push} answered by {@link DirectPushFilter}, without the dispatcher; after the token filter
-     * (order 0). It times its requests into Spring's request timer itself ({@link PushRequestTiming}).
+     * {@code POST /push} answered by {@link DirectPushFilter}, without the dispatcher, first of the filters: it
+     * checks the token itself where one is set, and times its requests into Spring's request timer ({@link
+     * PushRequestTiming}).
      */
     @Bean
     public FilterRegistrationBean<DirectPushFilter> directPush(
-            JobController jobs, ApiExceptionHandler errors, ObjectMapper json, ObjectProvider<MeterRegistry> meters) {
+            JobController jobs,
+            ApiExceptionHandler errors,
+            ObjectMapper json,
+            ObjectProvider<MeterRegistry> meters,
+            ObjectProvider<FilterRegistrationBean<TokenFilter>> tokens) {
         MeterRegistry registry = meters.getIfAvailable();
+        FilterRegistrationBean<TokenFilter> token = tokens.getIfAvailable();
         FilterRegistrationBean<DirectPushFilter> registration = new FilterRegistrationBean<>(new DirectPushFilter(
                 jobs,
                 errors,
                 new EnvelopeReturnValueHandler(json),
-                registry == null ? DirectPushFilter.Timing.NONE : new PushRequestTiming(registry)));
+                registry == null ? DirectPushFilter.Timing.NONE : new PushRequestTiming(registry),
+                token == null ? null : token.getFilter()));
         registration.addUrlPatterns(DirectPushFilter.PATH);
-        registration.setOrder(1);
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
         return registration;
-    }
-
-    /** The requests {@link DirectPushFilter} answers are timed by it, not observed ({@link PushRequestTiming}). */
-    @Bean
-    public ObservationPredicate directPushesNotObserved() {
-        return PushRequestTiming.notObserved();
     }
 
     /**
