@@ -40,12 +40,20 @@ public final class HaServiceProcess implements AutoCloseable {
      * @param line the number of the output line that printed it (the output is one stream, so line numbers order
      *     what the process printed regardless of when this test read it)
      */
-    public record Delivery(String id, String instance, long wallMs, long line) {}
+    /**
+     * A job the console dispatcher printed.
+     *
+     * @param wallMs when this test read the line
+     * @param executeAt the job's due time, as printed
+     * @param line the line's number in the instance's output
+     */
+    public record Delivery(String id, String instance, long wallMs, long executeAt, long line) {}
 
     /** What the engine logs when it takes an owner epoch for a shard it gained (it may move the shard's jobs). */
     private static final String EPOCH_TAKEN = ": owner epoch ";
 
     private static final String ID_FIELD = "\"id\":\"";
+    private static final String DUE_FIELD = "\"executeAt\":";
 
     private final String name;
     private final int port;
@@ -124,7 +132,11 @@ public final class HaServiceProcess implements AutoCloseable {
                 if (at >= 0) {
                     int from = at + ID_FIELD.length();
                     deliveries.add(new Delivery(
-                            line.substring(from, line.indexOf('"', from)), name, System.currentTimeMillis(), number));
+                            line.substring(from, line.indexOf('"', from)),
+                            name,
+                            System.currentTimeMillis(),
+                            executeAt(line),
+                            number));
                     deliveryCount.incrementAndGet();
                 } else {
                     if (line.contains(EPOCH_TAKEN)) {
@@ -282,5 +294,19 @@ public final class HaServiceProcess implements AutoCloseable {
             }
             kill();
         }
+    }
+
+    /** The {@code executeAt} of a printed job, or -1 when the line has none. */
+    private static long executeAt(String line) {
+        int at = line.indexOf(DUE_FIELD);
+        if (at < 0) {
+            return -1;
+        }
+        int from = at + DUE_FIELD.length();
+        int to = from;
+        while (to < line.length() && Character.isDigit(line.charAt(to))) {
+            to++;
+        }
+        return to > from ? Long.parseLong(line.substring(from, to)) : -1;
     }
 }
