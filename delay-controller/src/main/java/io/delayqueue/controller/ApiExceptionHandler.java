@@ -39,6 +39,20 @@ public class ApiExceptionHandler {
         return unexpected(e.getCause() != null ? e.getCause() : e);
     }
 
+    /**
+     * The answer to {@code e} thrown by a handler run outside the dispatcher ({@link DirectPushFilter}), as this
+     * class's handlers give it.
+     */
+    ResponseEntity<? extends ApiResponse<?>> answer(RuntimeException e) {
+        if (e instanceof DelayQueueException d) {
+            return delayQueue(d);
+        }
+        if (e instanceof CompletionException c) {
+            return completion(c);
+        }
+        return unexpected(e);
+    }
+
     @ExceptionHandler(MissingServletRequestParameterException.class)
     public ResponseEntity<ApiResponse<Void>> missingParameter(MissingServletRequestParameterException e) {
         return ApiResponse.error(400, e.getParameterName() + " is required");

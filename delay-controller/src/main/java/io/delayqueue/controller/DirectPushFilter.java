@@ -1,6 +1,5 @@
 package io.delayqueue.controller;
 
-import io.delayqueue.common.DelayQueueException;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -9,7 +8,6 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.concurrent.CompletionException;
 import org.springframework.http.ResponseEntity;
 
 /**
@@ -65,7 +63,7 @@ public final class DirectPushFilter implements Filter {
     }
 
     /** Whether this filter answers {@code request}: a {@code POST} on {@value #PATH} itself. */
-    public static boolean answers(HttpServletRequest request) {
+    private static boolean answers(HttpServletRequest request) {
         return "POST".equals(request.getMethod())
                 && PATH.equals(request.getServletPath())
                 && request.getPathInfo() == null;
@@ -97,12 +95,8 @@ public final class DirectPushFilter implements Filter {
             StrictInputInterceptor.requireJsonBody(request);
             StrictInputInterceptor.requireWellFormedQuery(request.getQueryString());
             return jobs.push(request);
-        } catch (DelayQueueException e) {
-            return errors.delayQueue(e);
-        } catch (CompletionException e) {
-            return errors.completion(e);
         } catch (RuntimeException e) {
-            return errors.unexpected(e);
+            return errors.answer(e);
         }
     }
 }

@@ -14,7 +14,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -180,14 +182,12 @@ class FrozenOwnerTest {
         // wake (the freeze came between the check and the print, or the line was still in the JVM's buffer): it was
         // handed over while the owner still owned the shard. Anything else printed after the wake, before an epoch
         // was taken again, was handed over on stale ownership.
-        List<HaServiceProcess.Delivery> stale = owner.deliveries().stream()
+        Map<Boolean, List<HaServiceProcess.Delivery>> afterWaking = owner.deliveries().stream()
                 .filter(d -> d.line() > linesBeforeWaking && d.line() < regainedAt)
-                .filter(d -> d.executeAt() > pausedAt || d.executeAt() < pausedAt - IN_FLIGHT_AT_FREEZE_MS)
-                .toList();
-        List<HaServiceProcess.Delivery> inFlightAtFreeze = owner.deliveries().stream()
-                .filter(d -> d.line() > linesBeforeWaking && d.line() < regainedAt)
-                .filter(d -> !stale.contains(d))
-                .toList();
+                .collect(Collectors.partitioningBy(
+                        d -> d.executeAt() > pausedAt || d.executeAt() < pausedAt - IN_FLIGHT_AT_FREEZE_MS));
+        List<HaServiceProcess.Delivery> stale = afterWaking.get(true);
+        List<HaServiceProcess.Delivery> inFlightAtFreeze = afterWaking.get(false);
         System.out.printf(
                 "frozen owner %s: paused %d ms, take-over after %d ms; %d jobs, %d deliveries (%d duplicates); after it"
                         + " woke: %d stale deliveries, %d sent before the freeze, %d after it gained shards anew; %d lost%n",
