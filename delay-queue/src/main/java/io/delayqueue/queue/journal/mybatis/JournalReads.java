@@ -6,6 +6,7 @@ import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.JobHistory;
 import io.delayqueue.queue.journal.JobQuery;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.PurgedRows;
@@ -69,7 +70,8 @@ final class JournalReads {
     }
 
     List<JournalEntry> history(String id) {
-        return read(m -> m.history(id).stream().map(LogRow::toEntry).toList());
+        return JobHistory.inOrder(
+                read(m -> m.history(id).stream().map(LogRow::toEntry).toList()));
     }
 
     List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
