@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -120,7 +119,7 @@ final class GroupTransaction {
                 rows.newJobs.sort(Comparator.comparing(Job::id));
                 RowInserts.insertJobs(session.getConnection(), rows.newJobs, shards);
                 RowInserts.insertLogRows(session.getConnection(), rows.logRows);
-                update(mapper, rows.updates, now);
+                RowUpdates.update(session.getConnection(), rows.updates.values(), now);
                 // forced: MyBatis commits (and rolls back) only a session it saw write, and the inserts
                 // bypass it
                 try {
@@ -205,23 +204,6 @@ final class GroupTransaction {
             }
         }
         return rows;
-    }
-
-    /** Status-only updates as one IN list per status, the others one by one (all queued in the BATCH session). */
-    private static void update(JournalMapper mapper, Map<String, JobUpdate> updates, long now) {
-        Map<String, List<String>> statusOnly = new LinkedHashMap<>();
-        for (JobUpdate u : updates.values()) {
-            if (u.statusOnly()) {
-                statusOnly.computeIfAbsent(u.status(), s -> new ArrayList<>()).add(u.id());
-            } else {
-                mapper.updateOne(u, now);
-            }
-        }
-        for (var entry : statusOnly.entrySet()) {
-            for (List<String> ids : JournalMapper.chunksOf(entry.getValue())) {
-                mapper.updateStatus(entry.getKey(), ids, now);
-            }
-        }
     }
 
     /** Reads once whether commits leave SQLite's log to be forced by {@link WalSync}. */

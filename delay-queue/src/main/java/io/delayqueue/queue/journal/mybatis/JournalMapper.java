@@ -9,7 +9,7 @@ import org.apache.ibatis.annotations.Select;
 import org.apache.ibatis.annotations.Update;
 
 /**
- * SQL of the journal but its two inserts ({@link RowInserts}). Portable between MySQL/MariaDB, SQLite and H2 in
+ * SQL of the journal but a group commit's inserts and updates ({@link RowInserts}, {@link RowUpdates}). Portable between MySQL/MariaDB, SQLite and H2 in
  * MySQL mode. Writes are batched (one round trip per statement for a whole group commit); reads are keyset pages over the {@code (status, due_at)} index.
  * Final states ({@code FINISHED}, {@code DELETED}) are never overwritten, whatever order transitions of
  * several instances arrive in.
@@ -34,19 +34,6 @@ public interface JournalMapper {
     @Select("<script>SELECT id FROM delay_queue_job WHERE id IN"
             + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach></script>")
     List<String> existingIds(@Param("ids") Collection<String> ids);
-
-    @Update("<script>UPDATE delay_queue_job SET status = #{status}, update_time = #{now}, version = version + 1"
-            + " WHERE id IN <foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach>"
-            + " AND status NOT IN ('FINISHED', 'DELETED')</script>")
-    int updateStatus(@Param("status") String status, @Param("ids") Collection<String> ids, @Param("now") long now);
-
-    @Update("<script>UPDATE delay_queue_job SET status = #{u.status},"
-            + "<choose><when test='u.attempts != null'> attempts = #{u.attempts},</when>"
-            + "<otherwise> attempts = attempts + #{u.attemptsDelta},</otherwise></choose>"
-            + "<if test='u.dueAt != null'> due_at = #{u.dueAt},</if>"
-            + " update_time = #{now}, version = version + 1"
-            + " WHERE id = #{u.id} AND status NOT IN ('FINISHED', 'DELETED')</script>")
-    int updateOne(@Param("u") JobUpdate update, @Param("now") long now);
 
     @Select("SELECT " + JOB_COLUMNS + " FROM delay_queue_job WHERE id = #{id}")
     JobRow find(@Param("id") String id);
