@@ -236,7 +236,9 @@ final class BenchReport {
                                 + " until the rate changes by 10% or less, "
                                 + options.pushWarmUpMax().toSeconds()
                                 + " s at most."
-                        : ""));
+                        : "")
+                + " A hand-over burst's warm-up is bursts of the same size until one's rate is within 10% of the one"
+                + " before, 6 at most.");
         notes.add("This service: journal `sync` on MariaDB (a database of the benchmark's own, through"
                 + " MariaDB's driver, `jdbc:mariadb:`) for push, hand-over and lateness; the memory figure is loaded"
                 + " with the journal off (Redis holds the same either way). Service defaults otherwise"
