@@ -32,6 +32,10 @@ import org.springframework.web.servlet.HandlerInterceptor;
  * 404 and a wrong method a 405.
  */
 public class StrictInputInterceptor implements HandlerInterceptor {
+    private static final String JSON = "application/json";
+    private static final String[] JSON_UTF8 = {
+        "application/json; charset=utf-8", "application/json;charset=utf-8", "application/json; charset=\"utf-8\""
+    };
 
     @Override
     public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
@@ -51,6 +55,9 @@ public class StrictInputInterceptor implements HandlerInterceptor {
         String declared = request.getContentType();
         if (declared == null || declared.isBlank()) {
             throw new DelayQueueException(415, "Content-Type is missing; send the body as application/json");
+        }
+        if (isPlainJson(declared)) {
+            return; // what nearly every client sends, without parsing it
         }
         MediaType type;
         try {
@@ -73,6 +80,27 @@ public class StrictInputInterceptor implements HandlerInterceptor {
                         415, "Content-Type charset " + charset + " is not accepted; JSON is sent as UTF-8");
             }
         }
+    }
+
+    /**
+     * Whether {@code declared} is {@code application/json} as clients write it, alone or with a UTF-8 charset, in
+     * any case: accepted without Spring's media-type parser, whose cache look-up and parameter map were 6% of the
+     * CPU of a one-job push (JFR). Anything else is parsed and judged in full.
+     */
+    private static boolean isPlainJson(String declared) {
+        int n = declared.length();
+        if (n < JSON.length() || !declared.regionMatches(true, 0, JSON, 0, JSON.length())) {
+            return false;
+        }
+        if (n == JSON.length()) {
+            return true;
+        }
+        for (String utf8 : JSON_UTF8) {
+            if (n == utf8.length() && declared.regionMatches(true, 0, utf8, 0, n)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @param rawQuery the query string as sent, still percent-encoded; null when there is none */

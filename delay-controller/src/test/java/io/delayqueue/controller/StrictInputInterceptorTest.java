@@ -5,11 +5,54 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayqueue.common.DelayQueueException;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.mock.web.MockHttpServletRequest;
 
 class StrictInputInterceptorTest {
+
+    private static MockHttpServletRequest jsonPost(String contentType) {
+        MockHttpServletRequest request = new MockHttpServletRequest("POST", "/push");
+        request.setContent("{}".getBytes(StandardCharsets.UTF_8));
+        request.setContentType(contentType);
+        return request;
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "application/json",
+                "Application/JSON",
+                "application/json; charset=utf-8",
+                "application/json;charset=UTF-8",
+                "application/json; charset=\"UTF-8\"",
+                "application/json ; charset=utf8",
+                "application/json; charset=utf-8; foo=bar"
+            })
+    void a_json_body_in_utf_8_passes(String contentType) {
+        assertThatCode(() -> StrictInputInterceptor.requireJsonBody(jsonPost(contentType)))
+                .doesNotThrowAnyException();
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "application/jsonx",
+                "application/json-patch+json",
+                "application/json; charset=latin1",
+                "application/json;charset=utf-16",
+                "application/json; charset=utf-8x",
+                "text/plain",
+                "application/x-www-form-urlencoded",
+                "json"
+            })
+    void another_type_or_charset_is_refused_with_415(String contentType) {
+        assertThatThrownBy(() -> StrictInputInterceptor.requireJsonBody(jsonPost(contentType)))
+                .isInstanceOfSatisfying(DelayQueueException.class, e -> assertThat(e.httpStatus())
+                        .isEqualTo(415));
+    }
 
     @ParameterizedTest
     @ValueSource(
