@@ -244,7 +244,8 @@ final class BenchReport {
                 + " with the journal off (Redis holds the same either way). Service defaults otherwise"
                 + " (8 shards, 32 Redis connections, 8 database connections).");
         notes.add("Push: " + options.threads() + " concurrent callers one job at a time (in-process threads calling"
-                + " `engine.push`, keep-alive HTTP/1.1 connections posting `/push`, Redisson threads calling the"
+                + " `engine.push`, keep-alive HTTP/1.1 connections posting `/push`, one call at a time each, driven by two"
+                + " selector threads as `wrk` drives its connections, Redisson threads calling the"
                 + " blocking `offer`); " + options.batchThreads() + " callers of " + options.batchSize()
                 + " jobs (`pushBatch`, `POST /push/batch`, Redisson: " + options.batchSize()
                 + " `offerAsync` awaited together). Jobs due in 1 h, " + options.bodyBytes() + "-byte bodies; "

@@ -13,9 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
- * One persistent (keep-alive) HTTP/1.1 connection, one request at a time, for the HTTP push figures. Kept
- * this small on purpose: the load generator shares the two cores with the service, Redis and MariaDB, and
- * a lean client leaves more of them to the service than the JDK's {@code HttpClient} does. Understands
+ * One persistent (keep-alive) HTTP/1.1 connection, one request at a time, for the user paths' calls (pull,
+ * finish, the paced pushes; the push figures use {@link HttpPushLoad}). Kept this small on purpose: the load
+ * generator shares the two cores with the service, Redis and MariaDB, and a lean client leaves more of them to the
+ * service than the JDK's {@code HttpClient} does. Understands
  * {@code Content-Length} and chunked responses, which is all Tomcat sends, and opens a new connection when the
  * server closed the last one.
  */

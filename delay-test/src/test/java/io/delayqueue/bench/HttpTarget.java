@@ -143,32 +143,10 @@ final class HttpTarget implements BenchTarget {
 
     private RunResult push(String path, byte[] json, int jobs, int clients, Duration preRoll, Duration measure)
             throws Exception {
-        List<HttpConnection> connections = new ArrayList<>();
         try {
-            return LoadDriver.throughput(clients, preRoll, measure, caller -> {
-                        HttpConnection c = new HttpConnection("127.0.0.1", port);
-                        synchronized (connections) {
-                            connections.add(c);
-                        }
-                        return () -> {
-                            HttpConnection.Response r = c.postJson(path, json);
-                            if (r.status() != 200) {
-                                throw new IllegalStateException(
-                                        "POST " + path + " answered " + r.status() + ": " + r.text());
-                            }
-                            return jobs;
-                        };
-                    })
-                    .with("path", path)
-                    .with(
-                            "reconnects",
-                            connections.stream()
-                                    .mapToInt(HttpConnection::reconnects)
-                                    .sum());
+            return HttpPushLoad.run("127.0.0.1", port, path, json, jobs, clients, preRoll, measure)
+                    .with("path", path);
         } finally {
-            for (HttpConnection c : connections) {
-                c.close();
-            }
             clean();
         }
     }
