@@ -10,6 +10,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -65,6 +67,32 @@ final class HttpConnection implements AutoCloseable {
         }
     }
 
+    /** What a response's header lines say of its body and its connection. */
+    record Head(long length, boolean chunked, boolean close) {
+        /** From the header lines (the status line, if among them, is skipped); {@code length} -1 when not given. */
+        static Head of(List<String> lines) {
+            long length = -1;
+            boolean chunked = false;
+            boolean close = false;
+            for (String line : lines) {
+                int colon = line.indexOf(':');
+                if (colon < 0) {
+                    continue;
+                }
+                String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+                String value = line.substring(colon + 1).trim();
+                switch (name) {
+                    case "content-length" -> length = Long.parseLong(value);
+                    case "transfer-encoding" -> chunked =
+                            value.toLowerCase(Locale.ROOT).contains("chunked");
+                    case "connection" -> close = value.equalsIgnoreCase("close");
+                    default -> {}
+                }
+            }
+            return new Head(length, chunked, close);
+        }
+    }
+
     /** POSTs a JSON body and reads the whole response. */
     Response postJson(String path, byte[] json) throws IOException {
         ensureOpen();
@@ -92,25 +120,15 @@ final class HttpConnection implements AutoCloseable {
             throw new IOException("not an HTTP/1.1 status line: " + status);
         }
         int code = Integer.parseInt(status.substring(9, 12));
-        long length = -1;
-        boolean chunked = false;
-        boolean close = false;
+        List<String> headers = new ArrayList<>();
         String header;
         while (!(header = line()).isEmpty()) {
-            int colon = header.indexOf(':');
-            if (colon < 0) {
-                continue;
-            }
-            String name = header.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-            String value = header.substring(colon + 1).trim();
-            switch (name) {
-                case "content-length" -> length = Long.parseLong(value);
-                case "transfer-encoding" -> chunked =
-                        value.toLowerCase(Locale.ROOT).contains("chunked");
-                case "connection" -> close = value.equalsIgnoreCase("close");
-                default -> {}
-            }
+            headers.add(header);
         }
+        Head head = Head.of(headers);
+        long length = head.length();
+        boolean chunked = head.chunked();
+        boolean close = head.close();
         byte[] body;
         if (chunked) {
             ByteArrayOutputStream buffer = new ByteArrayOutputStream();

@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
@@ -90,12 +89,7 @@ final class HttpPushLoad {
             threads.add(t);
             t.start();
         }
-        for (Thread t : threads) {
-            t.join(measure.plus(preRoll).plusSeconds(60).toMillis());
-            if (t.isAlive()) {
-                load.failure.compareAndSet(null, new IllegalStateException("a call hung for over 60 s after the run"));
-            }
-        }
+        LoadDriver.awaitAll(threads, preRoll.plus(measure), load.failure);
         if (load.failure.get() != null) {
             throw new IllegalStateException("a push failed: " + load.failure.get(), load.failure.get());
         }
@@ -262,24 +256,10 @@ final class HttpPushLoad {
                 throw new IllegalStateException("not an HTTP/1.1 status line: " + head);
             }
             int status = Integer.parseInt(head.substring(9, 12));
-            long length = -1;
-            boolean chunked = false;
-            boolean close = false;
-            for (String line : head.split("\r\n")) {
-                int colon = line.indexOf(':');
-                if (colon < 0) {
-                    continue;
-                }
-                String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-                String value = line.substring(colon + 1).trim();
-                switch (name) {
-                    case "content-length" -> length = Long.parseLong(value);
-                    case "transfer-encoding" -> chunked =
-                            value.toLowerCase(Locale.ROOT).contains("chunked");
-                    case "connection" -> close = value.equalsIgnoreCase("close");
-                    default -> {}
-                }
-            }
+            HttpConnection.Head h = HttpConnection.Head.of(List.of(head.split("\r\n")));
+            long length = h.length();
+            boolean chunked = h.chunked();
+            boolean close = h.close();
             if (chunked) {
                 // one call at a time: the answer ends the data, with the last chunk and no trailers
                 boolean last = end - headEnd >= 5

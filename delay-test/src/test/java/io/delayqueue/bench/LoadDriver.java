@@ -74,12 +74,7 @@ final class LoadDriver {
             threads.add(t);
             t.start();
         }
-        for (Thread t : threads) {
-            t.join(measure.plus(preRoll).plusSeconds(60).toMillis());
-            if (t.isAlive()) {
-                failure.compareAndSet(null, new IllegalStateException("a caller hung for over 60 s after the run"));
-            }
-        }
+        awaitAll(threads, preRoll.plus(measure), failure);
         if (failure.get() != null) {
             throw new IllegalStateException("a push failed: " + failure.get(), failure.get());
         }
@@ -92,6 +87,20 @@ final class LoadDriver {
                 .with("calls", callsCounted.get())
                 .with("seconds", seconds)
                 .with("callers", callers);
+    }
+
+    /**
+     * Waits for {@code threads} (started for a run of {@code run}); one still alive 60 s after the run is reported
+     * in {@code failure} as hung.
+     */
+    static void awaitAll(List<Thread> threads, Duration run, AtomicReference<Throwable> failure)
+            throws InterruptedException {
+        for (Thread t : threads) {
+            t.join(run.plusSeconds(60).toMillis());
+            if (t.isAlive()) {
+                failure.compareAndSet(null, new IllegalStateException("a caller hung for over 60 s after the run"));
+            }
+        }
     }
 
     /** One job of the steady load; returns normally once it was pushed. */
