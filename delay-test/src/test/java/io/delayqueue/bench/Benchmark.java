@@ -8,6 +8,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 /**
  * The benchmark of issue 6: this service in-process, this service over HTTP and Redisson's
@@ -264,19 +265,22 @@ public final class Benchmark {
      * then measures the compiler, not the service.
      */
     private RunResult warmUpPush(String what, BenchTarget target, Kind kind) throws Exception {
-        RunResult last = report(what + " warm-up", push(target, kind, Duration.ZERO, options.pushWarmUp()));
-        Duration spent = options.pushWarmUp();
-        while (spent.compareTo(options.pushWarmUpMax()) < 0) {
-            RunResult next = report(what + " warm-up", push(target, kind, Duration.ZERO, SETTLE_WINDOW));
-            spent = spent.plus(SETTLE_WINDOW);
-            double before = last.value("jobsPerSecond");
-            double now = next.value("jobsPerSecond");
-            last = next;
-            if (Math.abs(now - before) <= SETTLE_TOLERANCE * before) {
-                break;
-            }
-        }
-        return last.with("warmUpSeconds", spent.toSeconds());
+        RunResult first = report(what + " warm-up", push(target, kind, Duration.ZERO, options.pushWarmUp()));
+        long windows = options.pushWarmUpMax()
+                .minus(options.pushWarmUp())
+                .plus(SETTLE_WINDOW)
+                .minusNanos(1)
+                .dividedBy(SETTLE_WINDOW);
+        Settled settled = untilSettled(
+                first,
+                (int) Math.max(0, windows),
+                () -> report(what + " warm-up", push(target, kind, Duration.ZERO, SETTLE_WINDOW)));
+        return settled.last()
+                .with(
+                        "warmUpSeconds",
+                        options.pushWarmUp()
+                                .plus(SETTLE_WINDOW.multipliedBy(settled.more()))
+                                .toSeconds());
     }
 
     /**
@@ -286,19 +290,35 @@ public final class Benchmark {
      * threads took 30-90% of a core during the measured 30,000-job bursts after a single warm-up burst).
      */
     private RunResult warmUpHandOver(String what, BenchTarget target, Kind kind, int jobs) throws Exception {
-        RunResult last = report(what + " warm-up (" + jobs + " jobs)", handOver(target, kind, jobs));
-        int bursts = 1;
-        while (bursts < MAX_WARM_UP_BURSTS) {
-            RunResult next = report(what + " warm-up (" + jobs + " jobs)", handOver(target, kind, jobs));
-            bursts++;
+        String name = what + " warm-up (" + jobs + " jobs)";
+        Settled settled = untilSettled(
+                report(name, handOver(target, kind, jobs)),
+                MAX_WARM_UP_BURSTS - 1,
+                () -> report(name, handOver(target, kind, jobs)));
+        return settled.last().with("warmUpBursts", 1 + settled.more());
+    }
+
+    /** The last run of a warm-up, and how many ran after its first. */
+    private record Settled(RunResult last, int more) {}
+
+    /**
+     * Runs {@code next} after {@code first} until a run's rate is within {@link #SETTLE_TOLERANCE} of the one
+     * before, {@code most} more runs at most.
+     */
+    private static Settled untilSettled(RunResult first, int most, Callable<RunResult> next) throws Exception {
+        RunResult last = first;
+        int more = 0;
+        while (more < most) {
+            RunResult run = next.call();
+            more++;
             double before = last.value("jobsPerSecond");
-            double now = next.value("jobsPerSecond");
-            last = next;
+            double now = run.value("jobsPerSecond");
+            last = run;
             if (Math.abs(now - before) <= SETTLE_TOLERANCE * before) {
                 break;
             }
         }
-        return last.with("warmUpBursts", bursts);
+        return new Settled(last, more);
     }
 
     private RunResult push(BenchTarget target, Kind kind, Duration preRoll, Duration measure) throws Exception {

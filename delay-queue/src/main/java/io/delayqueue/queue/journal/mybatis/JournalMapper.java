@@ -9,8 +9,9 @@ import org.apache.ibatis.annotations.Select;
 import org.apache.ibatis.annotations.Update;
 
 /**
- * SQL of the journal but a group commit's inserts and updates ({@link RowInserts}, {@link RowUpdates}). Portable between MySQL/MariaDB, SQLite and H2 in
- * MySQL mode. Writes are batched (one round trip per statement for a whole group commit); reads are keyset pages over the {@code (status, due_at)} index.
+ * SQL of the journal but a group commit's inserts and updates ({@link RowInserts}, {@link RowUpdates}). Portable
+ * between MySQL/MariaDB, SQLite and H2 in MySQL mode. Writes are batched (one round trip per statement for a whole
+ * group commit); reads are keyset pages over the {@code (status, due_at)} index.
  * Final states ({@code FINISHED}, {@code DELETED}) are never overwritten, whatever order transitions of
  * several instances arrive in.
  */

@@ -22,6 +22,10 @@ import org.apache.ibatis.exceptions.PersistenceException;
  */
 final class RowUpdates {
     private static final String KEEP_FINAL = " AND status NOT IN ('FINISHED', 'DELETED')";
+    /** The one-row update by {@link #formOf form}: attempts added or set, the due time kept or set. */
+    private static final String[] UPDATE_ONE = {
+        updateOne(false, false), updateOne(true, false), updateOne(false, true), updateOne(true, true)
+    };
 
     private RowUpdates() {}
 
@@ -71,12 +75,12 @@ final class RowUpdates {
     private static void updateEach(Connection connection, List<JobUpdate> updates, long now) throws SQLException {
         int from = 0;
         while (from < updates.size()) {
-            String sql = sqlOf(updates.get(from));
+            int form = formOf(updates.get(from));
             int to = from + 1;
-            while (to < updates.size() && sql.equals(sqlOf(updates.get(to)))) {
+            while (to < updates.size() && formOf(updates.get(to)) == form) {
                 to++;
             }
-            try (PreparedStatement update = connection.prepareStatement(sql)) {
+            try (PreparedStatement update = connection.prepareStatement(UPDATE_ONE[form])) {
                 for (JobUpdate u : updates.subList(from, to)) {
                     int i = 1;
                     update.setString(i++, u.status());
@@ -94,10 +98,15 @@ final class RowUpdates {
         }
     }
 
-    private static String sqlOf(JobUpdate u) {
+    /** The index of {@code u}'s statement in {@link #UPDATE_ONE}: whether it sets attempts (1) and the due time (2). */
+    private static int formOf(JobUpdate u) {
+        return (u.attempts() != null ? 1 : 0) | (u.dueAt() != null ? 2 : 0);
+    }
+
+    private static String updateOne(boolean setsAttempts, boolean setsDueAt) {
         return "UPDATE delay_queue_job SET status = ?,"
-                + (u.attempts() != null ? " attempts = ?," : " attempts = attempts + ?,")
-                + (u.dueAt() != null ? " due_at = ?," : "")
+                + (setsAttempts ? " attempts = ?," : " attempts = attempts + ?,")
+                + (setsDueAt ? " due_at = ?," : "")
                 + " update_time = ?, version = version + 1 WHERE id = ?" + KEEP_FINAL;
     }
 }
