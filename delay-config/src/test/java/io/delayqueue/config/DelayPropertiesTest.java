@@ -71,6 +71,7 @@ class DelayPropertiesTest {
                 Map.entry("delay.scanner.batch-size", "200"),
                 Map.entry("delay.scanner.max-sleep", "250ms"),
                 Map.entry("delay.scanner.lead", "5ms"),
+                Map.entry("delay.scanner.replay-window", "5m"),
                 Map.entry("delay.dispatch.default", "pull"),
                 Map.entry("delay.dispatch.topics.order", "console"),
                 Map.entry("delay.dispatch.timeout", "5s"),
@@ -110,7 +111,7 @@ class DelayPropertiesTest {
                         16,
                         "orders",
                         Duration.ofMinutes(10),
-                        new ScannerSettings(200, Duration.ofMillis(250), Duration.ofMillis(5)),
+                        new ScannerSettings(200, Duration.ofMillis(250), Duration.ofMillis(5), Duration.ofMinutes(5)),
                         new PullSettings(Duration.ofSeconds(45), Duration.ofSeconds(20), Duration.ofMillis(100)),
                         new LimitSettings(1024, Duration.ofDays(7), 50),
                         new DispatchSettings(

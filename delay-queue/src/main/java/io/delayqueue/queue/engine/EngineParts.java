@@ -7,6 +7,7 @@ import io.delayqueue.queue.coordination.WakeUpChannel;
 import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.engine.delete.DeleteProtocol;
 import io.delayqueue.queue.engine.delete.Maintenance;
+import io.delayqueue.queue.engine.failover.FailoverProtocol;
 import io.delayqueue.queue.engine.handover.DeadLetters;
 import io.delayqueue.queue.engine.handover.DispatchPipeline;
 import io.delayqueue.queue.engine.handover.DueJobMover;
@@ -73,6 +74,9 @@ final class EngineParts {
     final DeleteProtocol deletes;
 
     final JournalRestorer restorer;
+    /** Makes a new Redis master agree with the journal before its shards are scanned. */
+    final FailoverProtocol failover;
+
     final StatsCollector stats;
     final ConsoleQueries console;
     final JournalTimers journalTimers;
@@ -165,7 +169,8 @@ final class EngineParts {
                 pipeline,
                 pullWaiters,
                 lateness,
-                () -> listener);
+                () -> listener,
+                this::agreeNewMaster);
         // far jobs are journaled only: that needs a push answered once its row is committed (the admit after the
         // commit is what closes the race with the loader), so only the sync journal tiers
         TierProtocol tiers = config.tier().horizon().isZero() || journal.mode() != JournalMode.SYNC
@@ -194,6 +199,7 @@ final class EngineParts {
                     onScheduled(job);
                 },
                 tierLoader);
+        this.failover = new FailoverProtocol(config, journal, store, coordinator, restorer, routes, tierLoader, clock);
         this.pushPath =
                 new PushPath(config, store, journal, clock, jobFactory, tiers, () -> listener, this::onScheduled);
         Consumer<List<Job>> readmit = tiers == null ? jobs -> {} : tiers::readmit;
@@ -221,6 +227,11 @@ final class EngineParts {
                 clock,
                 tierLoader,
                 shard -> mover.fences() instanceof ShardFences f ? f.currentEpoch(shard) : null);
+    }
+
+    /** The fail-over protocol's step for a scanner that found its shard on a new Redis master. */
+    private void agreeNewMaster(int shard) {
+        failover.agree(shard);
     }
 
     /** The listener set now. */

@@ -14,6 +14,7 @@ import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,8 @@ import org.junit.jupiter.api.Test;
  */
 class FailoverLostDeleteTest {
     private static final long T0 = 1_700_000_000_000L;
+    /** Jobs per page of the reconciler's reads. */
+    private static final int PAGE = 10;
 
     private RedisFixture redis;
     private JournalDatabase db;
@@ -43,15 +46,18 @@ class FailoverLostDeleteTest {
         redis = new RedisFixture();
         db = JournalDatabase.mariaDb();
         journal = db.journal(
-                JournalSettings.DEFAULTS.withWriter(
-                        JournalMode.SYNC, Duration.ofMillis(20), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
+                JournalSettings.DEFAULTS
+                        .withWriter(
+                                JournalMode.SYNC, Duration.ofMillis(20), 10_000, Duration.ofSeconds(30), 1_000_000, 2)
+                        .withReconcile(Duration.ofSeconds(5), Duration.ofSeconds(30), PAGE),
                 2,
                 clock);
         EngineConfig config = EngineConfig.DEFAULTS
                 .withShards(2)
                 .withRedisPrefix(redis.prefix())
                 .withDispatch(d -> d.withDefaultDispatcher("rec"))
-                .withScanner(s -> s.withLead(Duration.ZERO));
+                .withScanner(s -> s.withLead(Duration.ZERO))
+                .withJournal(j -> j.withReconcile(Duration.ofSeconds(5), Duration.ofSeconds(30), PAGE));
         engine = new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),
@@ -95,6 +101,31 @@ class FailoverLostDeleteTest {
         clock.set(T0 + 120_000);
         engine.runDueJobs();
         assertThat(rec.ids()).as("delivered after the fail-over").containsExactly(kept);
+    }
+
+    @Test
+    void each_reconciler_pass_checks_the_soonest_deleted_jobs_first_whatever_its_walk_through_later_ones() {
+        List<String> later = new ArrayList<>();
+        for (int i = 0; i < 3 * PAGE; i++) {
+            later.add(engine.push(PushRequest.of("orders", "later " + i, 3_600_000))
+                    .id());
+        }
+        later.forEach(engine::delete);
+        engine.reconcileNow(); // the walk through the DELETED rows is now among the later ones
+        String soon = engine.push(PushRequest.of("orders", "due soon", 10_000)).id();
+        engine.runDueJobs();
+        Map<byte[], byte[]> replica = snapshot();
+        engine.delete(soon);
+        promote(replica);
+        assertThat(engine.get(soon).status())
+                .as("the promoted replica lacks the delete")
+                .isEqualTo(JobStatus.DELAY);
+
+        engine.reconcileNow();
+
+        assertThat(engine.get(soon).status())
+                .as("the job due soonest, deleted in the journal, after one pass")
+                .isEqualTo(JobStatus.DELETED);
     }
 
     /** Every key of the queue, dumped. */

@@ -2,6 +2,7 @@ package io.delayqueue.queue.testing;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobChange;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalEntry;
@@ -73,6 +74,11 @@ public class ForwardingJournal implements Journal {
     @Override
     public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
         return delegate.page(status, after, dueBefore, limit);
+    }
+
+    @Override
+    public List<JobChange> changedSince(JobStatus status, long since, JobCursor after, int limit) {
+        return delegate.changedSince(status, since, after, limit);
     }
 
     @Override

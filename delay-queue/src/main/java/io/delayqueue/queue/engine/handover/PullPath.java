@@ -12,6 +12,7 @@ import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.journal.TransitionJournal;
 import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.HandOverStore;
+import io.delayqueue.queue.store.NewMasterException;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -89,6 +90,9 @@ public final class PullPath {
                 reserved.addAll(store.reserve(topic, (start + i) % shards, now, count - reserved.size()));
             } catch (DelayQueueException.Unavailable e) {
                 failure = e;
+            } catch (NewMasterException e) {
+                // a new Redis master not replayed onto yet (the fail-over protocol): nothing of the shard is
+                // reserved until its owner made it agree with the journal; the others are answered
             }
         }
         if (reserved.isEmpty() && failure != null) {

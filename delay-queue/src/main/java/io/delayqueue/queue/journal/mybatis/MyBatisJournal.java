@@ -2,6 +2,7 @@ package io.delayqueue.queue.journal.mybatis;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobChange;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobQuery;
 import io.delayqueue.queue.journal.Journal;
@@ -296,6 +297,11 @@ public final class MyBatisJournal implements Journal {
     @Override
     public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
         return reads.page(status, after, dueBefore, limit);
+    }
+
+    @Override
+    public List<JobChange> changedSince(JobStatus status, long since, JobCursor after, int limit) {
+        return reads.changedSince(status, since, after, limit);
     }
 
     @Override

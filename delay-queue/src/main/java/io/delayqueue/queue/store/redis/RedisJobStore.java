@@ -8,6 +8,7 @@ import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.NewMasterException;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.store.ShardStats;
 import io.delayqueue.queue.store.StaleEpochException;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToLongFunction;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -105,8 +107,15 @@ public final class RedisJobStore implements JobStore {
 
     @Override
     public List<Boolean> push(List<Job> jobs) {
+        return putBack(jobs, Job::executeAt);
+    }
+
+    /** push.lua as {@link #push} runs it, each job at the bucket score {@code scoreOf} gives. */
+    @Override
+    public List<Boolean> putBack(List<Job> jobs, ToLongFunction<Job> scoreOf) {
         return pipeline.perShard(
                 jobs,
+                scoreOf,
                 scripts.push,
                 (shard, shardJobs) -> {
                     List<String> k = shardKeys.shardKeysAnd(shard, keys.topics(shard));
@@ -139,10 +148,13 @@ public final class RedisJobStore implements JobStore {
         args.add(Long.toString(leadMs));
         args.add(Long.toString(epoch));
         args.addAll(routing.exceptions());
-        List<String> k = shardKeys.shardKeysAnd(shard, keys.epoch(shard));
+        List<String> k = shardKeys.shardKeysAnd(shard, keys.epoch(shard), keys.replayedOnto(shard));
         Object result = scripts.runWithTopicKeys(scripts.moveDue, shard, k, args);
         if (result instanceof Long current) {
             throw new StaleEpochException(shard, epoch, current);
+        }
+        if (result instanceof List<?> reply && reply.size() == 1) {
+            throw new NewMasterException(shard);
         }
         DueBatch batch = Replies.dueBatch((List<?>) result, now);
         shardKeys.usedBy(shard, batch);
@@ -151,8 +163,12 @@ public final class RedisJobStore implements JobStore {
 
     @Override
     public List<Job> reserve(String topic, int shard, long now, int limit) {
-        List<String> k = shardKeys.shardKeysAnd(shard, keys.ready(shard, topic));
-        List<?> reply = (List<?>) scripts.run(scripts.reserve, k, List.of(Long.toString(now), Integer.toString(limit)));
+        List<String> k = shardKeys.shardKeysAnd(shard, keys.ready(shard, topic), keys.replayedOnto(shard));
+        Object result = scripts.run(scripts.reserve, k, List.of(Long.toString(now), Integer.toString(limit)));
+        if (result instanceof Long) {
+            throw new NewMasterException(shard);
+        }
+        List<?> reply = (List<?>) result;
         List<Job> jobs = new ArrayList<>(reply.size() / 2);
         for (int i = 0; i < reply.size(); i += 2) {
             jobs.add(PoolValues.decode((String) reply.get(i), (String) reply.get(i + 1)));
@@ -332,6 +348,48 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
+    public MasterState masterState(int shard) {
+        return masterAgreed(shard, "");
+    }
+
+    @Override
+    public MasterState markReplayed(int shard, String masterId) {
+        return masterAgreed(shard, masterId);
+    }
+
+    private MasterState masterAgreed(int shard, String mark) {
+        List<?> reply = (List<?>) scripts.run(scripts.masterAgreed, List.of(keys.replayedOnto(shard)), List.of(mark));
+        return new MasterState((String) reply.get(0), (String) reply.get(1));
+    }
+
+    @Override
+    public List<Replayed> replay(int shard, List<JournaledState> states, long now) {
+        if (states.isEmpty()) {
+            return List.of();
+        }
+        List<String> k = shardKeys.shardKeysAnd(shard);
+        List<String> args = new ArrayList<>(2 + states.size() * 5);
+        args.add(Long.toString(now));
+        args.add(Long.toString(retentionMs));
+        for (JournaledState state : states) {
+            if (state.status() == JobStatus.DEAD && !k.contains(keys.dead(shard, state.topic()))) {
+                k.add(keys.dead(shard, state.topic()));
+            }
+            args.add(state.id());
+            args.add(state.status().name());
+            args.add(Integer.toString(state.attempts()));
+            args.add(Long.toString(state.score()));
+            args.add(state.topic());
+        }
+        List<?> reply = (List<?>) scripts.run(scripts.replay, k, args);
+        List<Replayed> out = new ArrayList<>(reply.size());
+        for (Object code : reply) {
+            out.add(Replayed.values()[((Long) code).intValue()]);
+        }
+        return out;
+    }
+
+    @Override
     public TierMark raiseTierIntent(int shard, long intent, String token, long epoch) {
         Object result = scripts.run(
                 scripts.tierIntent,
@@ -380,6 +438,7 @@ public final class RedisJobStore implements JobStore {
     public List<Admission> admit(List<Job> jobs) {
         return pipeline.perShard(
                 jobs,
+                Job::executeAt,
                 scripts.tierAdmit,
                 (shard, shardJobs) -> shardKeys.shardKeysAnd(shard, keys.tier(shard), keys.topics(shard)),
                 r -> r == 1 ? Admission.ADMITTED : r == 0 ? Admission.PRESENT : Admission.LEFT_TO_LOADER,

@@ -76,6 +76,14 @@ public final class RedisKeys {
     }
 
     /**
+     * The replication id of the Redis master the journal was last replayed onto (the fail-over protocol): the
+     * shard's jobs are moved and reserved only while it is the master's own ({@code master_agreed} in lib.lua).
+     */
+    public String replayedOnto(int shard) {
+        return tag(shard) + ":replayed-onto";
+    }
+
+    /**
      * The shard's tier watermark (HASH): {@code intent}, the due time up to which the shard's owner loads jobs
      * from the journal, and {@code loaded}, the (due time, id) up to which it did. Lost with the jobs when Redis
      * loses its data, so the loader then starts again from the first job.

@@ -31,6 +31,8 @@ final class StoreScripts {
     final LuaScript tierLoad = LuaScript.load("tier_load");
     final LuaScript tierAdmit = LuaScript.load("tier_admit");
     final LuaScript tierAbsent = LuaScript.load("tier_absent");
+    final LuaScript replay = LuaScript.load("replay");
+    final LuaScript masterAgreed = LuaScript.load("master_agreed");
 
     private final UnifiedJedis redis;
     private final ShardKeys keys;
@@ -57,7 +59,9 @@ final class StoreScripts {
                 tierIntent,
                 tierLoad,
                 tierAdmit,
-                tierAbsent)) {
+                tierAbsent,
+                replay,
+                masterAgreed)) {
             script.setListener(listener);
         }
     }

@@ -192,3 +192,21 @@ local function hold_delete(id, now)
   redis.call('HSET', KEYS[7], id, delete_holders(id) + 1)
   redis.call('ZADD', KEYS[5], now, id)
 end
+
+-- The fail-over gate (engine.failover.FailoverProtocol): a shard's jobs are moved (move_due) and reserved (reserve)
+-- only on a master that agrees with the journal's recent past. The shard's `replayed-onto` key holds the replication
+-- id (INFO replication's master_replid) of the master the journal was last replayed onto. A replica promoted to
+-- master takes a new replication id, a restarted Redis draws a new one, and a slot moved to another master is on a
+-- node with another: each answers "not agreed" until the shard's owner has replayed the journal's window onto it
+-- and marked it (master_agreed.lua). A Redis that refuses INFO in scripts (a proxy) has no id, and is not gated.
+local function master_id()
+  local ok, info = pcall(redis.call, 'INFO', 'replication')
+  if not ok or type(info) ~= 'string' then
+    return nil
+  end
+  return string.match(info, 'master_replid:(%w+)')
+end
+local function master_agreed(key)
+  local id = master_id()
+  return id == nil or redis.call('GET', key) == id
+end
