@@ -1,5 +1,6 @@
 package io.delayqueue.queue.testing;
 
+import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.redis.RedisJobStore;
 import io.delayqueue.queue.store.redis.RedisKeys;
 import java.time.Duration;
@@ -71,6 +72,25 @@ public final class RedisFixture implements AutoCloseable {
     /** A store on this prefix that leaves the connection pool open (the fixture closes it). */
     public RedisJobStore store(int shards, Duration retention) {
         return new RedisJobStore(redis, prefix, shards, retention, false);
+    }
+
+    /**
+     * {@link #store}, its shards marked as agreeing with the journal ({@link #agreed}), so that a test may move and
+     * reserve jobs through the store alone.
+     */
+    public RedisJobStore agreedStore(int shards, Duration retention) {
+        return agreed(store(shards, retention));
+    }
+
+    /**
+     * {@code store} with every shard's Redis master marked as replayed onto, as an engine's first move does on a new
+     * master (the fail-over protocol), for tests that move and reserve jobs through a store without an engine.
+     */
+    public static <S extends JobStore> S agreed(S store) {
+        for (int shard = 0; shard < store.shards(); shard++) {
+            store.markReplayed(shard, store.masterState(shard).masterId());
+        }
+        return store;
     }
 
     /** Every key of the prefix, found with SCAN. */

@@ -52,6 +52,7 @@ class RedisJobStoreTopicKeysTest {
         redis = new RedisFixture();
         checking = new KeyCheckingJedis(redis.keys().allKeysPattern());
         setUpStore = new RedisJobStore(redis.redis(), redis.prefix(), SHARDS, Duration.ofMinutes(1), false);
+        RedisFixture.agreed(setUpStore);
         store = new RedisJobStore(checking, redis.prefix(), SHARDS, Duration.ofMinutes(1), false);
         store.setListener((operation, nanos, failed) -> ran.add(operation));
     }
