@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The fail-over protocol: a shard's jobs are moved and reserved only on a Redis master that agrees with the
@@ -206,16 +207,19 @@ public final class FailoverProtocol {
             store.markReplayed(entry.getKey(), entry.getValue());
         }
         replays.incrementAndGet();
-        log.warn(
-                "new Redis master of shards {}: replayed the journal's last {} ms onto it before scanning ({} jobs"
-                        + " read and {} changed to agree in {} ms, {} put back in {} ms)",
-                newMasters.keySet(),
-                windowMs,
-                read,
-                changed,
-                TimeUnit.NANOSECONDS.toMillis(replayedNanos - startNanos),
-                putBack,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - replayedNanos));
+        // a Redis that lost nothing the journal knows (a first start, a fail-over to a replica in sync) is no news
+        Level level = changed + putBack > 0 ? Level.WARN : Level.INFO;
+        log.atLevel(level)
+                .log(
+                        "new Redis master of shards {}: replayed the journal's last {} ms onto it before scanning ({} jobs"
+                                + " read and {} changed to agree in {} ms, {} put back in {} ms)",
+                        newMasters.keySet(),
+                        windowMs,
+                        read,
+                        changed,
+                        TimeUnit.NANOSECONDS.toMillis(replayedNanos - startNanos),
+                        putBack,
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - replayedNanos));
     }
 
     /**
