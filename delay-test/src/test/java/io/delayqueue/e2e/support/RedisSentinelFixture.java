@@ -122,6 +122,22 @@ public final class RedisSentinelFixture implements AutoCloseable {
         });
     }
 
+    /** Waits until the replica has every write its master made so far. */
+    public void awaitReplicaInSync() {
+        long offset;
+        try (Jedis jedis = master.connect()) {
+            offset = RedisClusterFixture.replicationOffset(jedis.info("replication"), "master_repl_offset");
+        }
+        await("the replica took every write of its master")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> {
+                    try (Jedis jedis = replica.connect()) {
+                        return RedisClusterFixture.replicationOffset(jedis.info("replication"), "slave_repl_offset")
+                                >= offset;
+                    }
+                });
+    }
+
     public RedisServerProcess master() {
         return master;
     }
