@@ -151,18 +151,25 @@ final class PlainCommands {
 
     /**
      * The counts per status, the bucket's size and the length of each ready list that is not empty: one pipeline
-     * for the first two, then, when the shard holds READY jobs, the shard's topics a page of {@link #TOPIC_PAGE} at a time ({@code SSCAN}) with the
-     * page's list lengths in one pipeline, so a shard of many topics costs two round trips per page, not one per
-     * topic.
+     * for the first two, then, when the shard holds READY jobs, the shard's topics (those with jobs: {@link
+     * RedisKeys#topics}) a page of {@link #TOPIC_PAGE} at a time ({@code SSCAN}) with the page's list lengths in one
+     * pipeline, so a shard of many topics costs two round trips per page, not one per topic.
+     *
+     * @param countTopics run when the shard's jobs per topic were never counted, before its topics are read
      */
-    ShardStats stats(int shard) {
+    ShardStats stats(int shard, Runnable countTopics) {
         return call(() -> {
             Response<Map<String, String>> counts;
             Response<Long> bucket;
+            Response<Boolean> counted;
             try (AbstractPipeline pipeline = redis.pipelined()) {
                 counts = pipeline.hgetAll(keys.counts(shard));
                 bucket = pipeline.zcard(keys.bucket(shard));
+                counted = pipeline.hexists(keys.topicJobs(shard), "~counted");
                 pipeline.sync();
+            }
+            if (!counted.get()) {
+                countTopics.run();
             }
             Map<JobStatus, Long> byStatus = new EnumMap<>(JobStatus.class);
             for (JobStatus s : JobStatus.values()) {

@@ -109,7 +109,7 @@ public final class RedisJobStore implements JobStore {
                 jobs,
                 scripts.push,
                 (shard, shardJobs) -> {
-                    List<String> k = shardKeys.shardKeysAnd(shard, keys.topics(shard));
+                    List<String> k = shardKeys.countedKeys(shard);
                     for (Job job : shardJobs) {
                         if (job.status() == JobStatus.DEAD && !k.contains(keys.dead(shard, job.topic()))) {
                             k.add(keys.dead(shard, job.topic()));
@@ -165,7 +165,7 @@ public final class RedisJobStore implements JobStore {
     public List<Outcome> finishAttempts(List<Attempt> attempts, long now) {
         return attempts.isEmpty()
                 ? List.of()
-                : pipeline.finishAttempts(scripts.finish, shardKeys::shardKeys, attempts, now, retentionMs);
+                : pipeline.finishAttempts(scripts.finish, shardKeys::countedKeys, attempts, now, retentionMs);
     }
 
     @Override
@@ -180,7 +180,7 @@ public final class RedisJobStore implements JobStore {
             args.add(attempt.id());
             args.add(attempt.argument());
         }
-        return Replies.outcomes((List<?>) scripts.run(scripts.finish, shardKeys.shardKeys(shard), args));
+        return Replies.outcomes((List<?>) scripts.run(scripts.finish, shardKeys.countedKeys(shard), args));
     }
 
     @Override
@@ -328,7 +328,17 @@ public final class RedisJobStore implements JobStore {
 
     @Override
     public ShardStats stats(int shard) {
-        return plain.stats(shard);
+        return plain.stats(shard, () -> countTopics(shard));
+    }
+
+    /**
+     * Counts the shard's jobs per topic once (count_topics.lua), so that the scripts forget topics with no job left
+     * from then on: run by the first {@link #stats} of a shard that was not counted (after an upgrade from a version
+     * that did not count, or after Redis lost its data).
+     */
+    private void countTopics(int shard) {
+        scripts.run(
+                scripts.countTopics, List.of(keys.pool(shard), keys.topics(shard), keys.topicJobs(shard)), List.of());
     }
 
     @Override
@@ -360,7 +370,7 @@ public final class RedisJobStore implements JobStore {
             args.add(PoolValues.encode(job));
             args.add(Long.toString(job.executeAt()));
         }
-        List<String> k = shardKeys.shardKeysAnd(shard, keys.tier(shard), keys.epoch(shard), keys.topics(shard));
+        List<String> k = shardKeys.countedKeys(shard, keys.tier(shard), keys.epoch(shard));
         Object result = scripts.run(scripts.tierLoad, k, args);
         if (result instanceof Long current) {
             throw new StaleEpochException(shard, epoch, current);
@@ -381,7 +391,7 @@ public final class RedisJobStore implements JobStore {
         return pipeline.perShard(
                 jobs,
                 scripts.tierAdmit,
-                (shard, shardJobs) -> shardKeys.shardKeysAnd(shard, keys.tier(shard), keys.topics(shard)),
+                (shard, shardJobs) -> shardKeys.countedKeys(shard, keys.tier(shard)),
                 r -> r == 1 ? Admission.ADMITTED : r == 0 ? Admission.PRESENT : Admission.LEFT_TO_LOADER,
                 "Redis did not admit {} far jobs of one shard: {}",
                 Admission[]::new);

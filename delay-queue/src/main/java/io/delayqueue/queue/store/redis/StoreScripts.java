@@ -31,6 +31,7 @@ final class StoreScripts {
     final LuaScript tierLoad = LuaScript.load("tier_load");
     final LuaScript tierAdmit = LuaScript.load("tier_admit");
     final LuaScript tierAbsent = LuaScript.load("tier_absent");
+    final LuaScript countTopics = LuaScript.load("count_topics");
 
     private final UnifiedJedis redis;
     private final ShardKeys keys;
@@ -57,7 +58,8 @@ final class StoreScripts {
                 tierIntent,
                 tierLoad,
                 tierAdmit,
-                tierAbsent)) {
+                tierAbsent,
+                countTopics)) {
             script.setListener(listener);
         }
     }

@@ -4,7 +4,7 @@
 -- ARGV[1] '': the caller's commit was refused, and it lets go of its own hold only (another delete holding the job
 -- keeps it DELETED and pending: that delete's commit settles it). ARGV[1] a time: the reconciler settles deletes
 -- whose latest begin is older than it (every hold was abandoned): all holds end, and a delete begun since is left.
--- KEYS: pool, bucket, counts, done, deleting, delete-undo, delete-holders, then topic keys (see lib.lua; the ready
+-- KEYS: pool, bucket, counts, done, deleting, delete-undo, delete-holders, topics, topic-jobs, then topic keys (see lib.lua; the ready
 -- list of each READY job put back is needed). ARGV: '' or begun-before, then ids... (at most
 -- ShardKeys.MAX_NAMED_TOPICS a run, so that one reply can name every topic the run lacks).
 -- Returns the ids put back, each followed by its due time (for the scanner's wake-up; false for a tombstone), or
@@ -47,6 +47,7 @@ for i = 2, #ARGV do
       local j = parse(value)
       redis.call('HSET', KEYS[1], id, value)
       count(j.st, 1)
+      count_topic(j.topic, 1)
       if score ~= '' then
         redis.call('ZADD', KEYS[2], score, id)
       else
