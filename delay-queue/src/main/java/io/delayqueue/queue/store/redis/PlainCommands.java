@@ -105,6 +105,25 @@ final class PlainCommands {
         });
     }
 
+    List<String> deadBefore(String topic, int shard, long before, int limit) {
+        return call(() -> redis.zrangeByScore(keys.dead(shard, topic), "-inf", "(" + before, 0, limit));
+    }
+
+    /** Every topic in the shard's topic set (those with jobs), a page of {@link #TOPIC_PAGE} at a time. */
+    List<String> topics(int shard) {
+        return call(() -> {
+            List<String> topics = new ArrayList<>();
+            ScanParams page = new ScanParams().count(TOPIC_PAGE);
+            String cursor = ScanParams.SCAN_POINTER_START;
+            do {
+                ScanResult<String> found = redis.sscan(keys.topics(shard), cursor, page);
+                topics.addAll(found.getResult());
+                cursor = found.getCursor();
+            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+            return topics;
+        });
+    }
+
     long countDead(String topic, int shard) {
         return call(() -> redis.zcard(keys.dead(shard, topic)));
     }

@@ -196,6 +196,24 @@ public final class RedisJobStore implements JobStore {
         return Replies.outcome((List<?>) scripts.run(scripts.delete, shardKeys.deleteKeys(shard), args));
     }
 
+    /** delete_dead.lua; without a topic, each job's dead set is found as undo's ready lists are. */
+    @Override
+    public List<Outcome> beginDeadDeletes(String topic, int shard, List<String> ids, long now) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        List<String> args = new ArrayList<>(ids.size() + 2);
+        args.add(Long.toString(now));
+        args.add(topic == null ? "" : topic);
+        args.addAll(ids);
+        List<String> k = new ArrayList<>(shardKeys.deleteKeys(shard));
+        if (topic != null) {
+            k.add(keys.ready(shard, topic));
+            k.add(keys.dead(shard, topic));
+        }
+        return Replies.outcomes((List<?>) scripts.runWithTopicKeys(scripts.deleteDead, shard, k, args));
+    }
+
     @Override
     public List<String> confirmDeletes(int shard, List<String> ids, long now) {
         if (ids.isEmpty()) {
@@ -277,6 +295,16 @@ public final class RedisJobStore implements JobStore {
     @Override
     public List<Job> listDead(String topic, int shard, int limit) {
         return plain.listDead(topic, shard, limit);
+    }
+
+    @Override
+    public List<String> deadBefore(String topic, int shard, long before, int limit) {
+        return plain.deadBefore(topic, shard, before, limit);
+    }
+
+    @Override
+    public List<String> topics(int shard) {
+        return plain.topics(shard);
     }
 
     @Override

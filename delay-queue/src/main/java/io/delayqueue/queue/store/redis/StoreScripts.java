@@ -32,6 +32,7 @@ final class StoreScripts {
     final LuaScript tierAdmit = LuaScript.load("tier_admit");
     final LuaScript tierAbsent = LuaScript.load("tier_absent");
     final LuaScript countTopics = LuaScript.load("count_topics");
+    final LuaScript deleteDead = LuaScript.load("delete_dead");
 
     private final UnifiedJedis redis;
     private final ShardKeys keys;
@@ -59,7 +60,8 @@ final class StoreScripts {
                 tierLoad,
                 tierAdmit,
                 tierAbsent,
-                countTopics)) {
+                countTopics,
+                deleteDead)) {
             script.setListener(listener);
         }
     }
