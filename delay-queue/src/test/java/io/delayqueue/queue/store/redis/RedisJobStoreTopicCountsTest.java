@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.DueRouting;
+import io.delayqueue.queue.store.TierStore;
 import io.delayqueue.queue.testing.RedisFixture;
 import io.delayqueue.queue.testing.TestIds;
 import java.time.Duration;
@@ -285,6 +287,52 @@ class RedisJobStoreTopicCountsTest {
         moveAll(pull);
         Map<String, Long> ready = readyByTopic();
         assertThat(ready).hasSize(rounds).allSatisfy((t, n) -> assertThat(n).isEqualTo(1L));
+    }
+
+    @Test
+    void a_topic_whose_jobs_are_all_in_the_journal_tier_is_counted_once_one_is_admitted_or_loaded() {
+        readyByTopic();
+        Job near = new Job(
+                TestIds.inShard(0, SHARDS),
+                "near",
+                null,
+                null,
+                "b",
+                T0 + 1_000,
+                30_000,
+                3,
+                null,
+                0,
+                T0,
+                JobStatus.DELAY,
+                0);
+        Job far = new Job(
+                TestIds.inShard(0, SHARDS),
+                "far",
+                null,
+                null,
+                "b",
+                T0 + 7_200_000,
+                30_000,
+                3,
+                null,
+                0,
+                T0,
+                JobStatus.DELAY,
+                0);
+        TierStore.TierMark mark = store.raiseTierIntent(0, T0 + 3_600_000, "token", 0);
+
+        assertThat(store.admit(List.of(near, far)))
+                .containsExactly(TierStore.Admission.ADMITTED, TierStore.Admission.LEFT_TO_LOADER);
+        assertThat(topicSet(0))
+                .as("a far job is the journal's: no job of its topic in Redis")
+                .containsExactly("near");
+
+        mark = store.raiseTierIntent(0, T0 + 7_200_000, "token", 0);
+        TierStore.TierPage page = new TierStore.TierPage(
+                mark, JobCursor.START, List.of(far), new JobCursor(far.executeAt(), far.id()), T0);
+        assertThat(store.loadTier(0, page, T0, 30_000, 0).loaded()).containsExactly(far.id());
+        assertThat(topicCounts(0)).isEqualTo(Map.of("near", "1", "far", "1"));
     }
 
     private static void await(CyclicBarrier barrier) {
