@@ -8,6 +8,7 @@ import io.delayqueue.queue.dispatch.http.CallbackHosts;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.handover.DeadLetterSettings;
 import io.delayqueue.queue.engine.handover.DispatchSettings;
 import io.delayqueue.queue.engine.handover.PullSettings;
 import io.delayqueue.queue.engine.handover.RetrySettings;
@@ -102,7 +103,8 @@ class DelayPropertiesTest {
                 Map.entry("delay.journal.purge-batch-size", "100"),
                 Map.entry("delay.journal.purge-interval", "5m"),
                 Map.entry("delay.journal.purge-pause", "10ms"),
-                Map.entry("delay.tier.horizon", "2h")));
+                Map.entry("delay.tier.horizon", "2h"),
+                Map.entry("delay.dead.retention", "30d")));
 
         EngineConfig c = p.toEngineConfig();
 
@@ -145,7 +147,8 @@ class DelayPropertiesTest {
                                 Duration.ofMinutes(5),
                                 Duration.ofMillis(10),
                                 32L * 1024 * 1024),
-                        new TierSettings(Duration.ofHours(2))));
+                        new TierSettings(Duration.ofHours(2)),
+                        new DeadLetterSettings(Duration.ofDays(30))));
     }
 
     @Test

@@ -19,6 +19,7 @@ import io.delayqueue.queue.engine.push.JobFactory;
 import io.delayqueue.queue.engine.push.PushPath;
 import io.delayqueue.queue.engine.restore.JournalRestorer;
 import io.delayqueue.queue.engine.restore.Reconciler;
+import io.delayqueue.queue.engine.retention.DeadLetterPurger;
 import io.delayqueue.queue.engine.retention.JournalPurger;
 import io.delayqueue.queue.engine.tier.TierLoader;
 import io.delayqueue.queue.engine.tier.TierProtocol;
@@ -144,7 +145,6 @@ final class EngineParts {
                 new CurrentListener(),
                 lateness,
                 this::capacityFreed);
-        this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
         this.pullPath = new PullPath(config, store, journal, clock, pipeline, routes);
         this.pullWaiters =
                 new PullWaiters(pullPath::tryReserve, config.pull().recheck().toMillis());
@@ -215,7 +215,10 @@ final class EngineParts {
                 config.journal().pageSize(),
                 config.shards(),
                 deletes);
-        this.journalTimers = new JournalTimers(config, journal, reconciler, purger);
+        this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled, deletes);
+        DeadLetterPurger deadPurger = new DeadLetterPurger(
+                store, deadLetters, coordinator, clock, config.dead().retention());
+        this.journalTimers = new JournalTimers(config, journal, reconciler, purger, deadPurger);
         this.maintenance = new Maintenance(config, store, journal, clock, deletes);
         this.stats = new StatsCollector(
                 config, store, journal, coordinator, clock, tierLoader, pipeline, pullWaiters, lateness);

@@ -118,7 +118,7 @@ public final class RedisJobStore implements JobStore {
                 scoreOf,
                 scripts.push,
                 (shard, shardJobs) -> {
-                    List<String> k = shardKeys.shardKeysAnd(shard, keys.topics(shard));
+                    List<String> k = shardKeys.countedKeys(shard);
                     for (Job job : shardJobs) {
                         if (job.status() == JobStatus.DEAD && !k.contains(keys.dead(shard, job.topic()))) {
                             k.add(keys.dead(shard, job.topic()));
@@ -181,7 +181,7 @@ public final class RedisJobStore implements JobStore {
     public List<Outcome> finishAttempts(List<Attempt> attempts, long now) {
         return attempts.isEmpty()
                 ? List.of()
-                : pipeline.finishAttempts(scripts.finish, shardKeys::shardKeys, attempts, now, retentionMs);
+                : pipeline.finishAttempts(scripts.finish, shardKeys::countedKeys, attempts, now, retentionMs);
     }
 
     @Override
@@ -196,7 +196,7 @@ public final class RedisJobStore implements JobStore {
             args.add(attempt.id());
             args.add(attempt.argument());
         }
-        return Replies.outcomes((List<?>) scripts.run(scripts.finish, shardKeys.shardKeys(shard), args));
+        return Replies.outcomes((List<?>) scripts.run(scripts.finish, shardKeys.countedKeys(shard), args));
     }
 
     @Override
@@ -210,6 +210,24 @@ public final class RedisJobStore implements JobStore {
                     tombstone.withState(JobStatus.DELETED, tombstone.attempts(), tombstone.executeAt())));
         }
         return Replies.outcome((List<?>) scripts.run(scripts.delete, shardKeys.deleteKeys(shard), args));
+    }
+
+    /** delete_dead.lua; without a topic, each job's dead set is found as undo's ready lists are. */
+    @Override
+    public List<Outcome> beginDeadDeletes(String topic, int shard, List<String> ids, long now) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        List<String> args = new ArrayList<>(ids.size() + 2);
+        args.add(Long.toString(now));
+        args.add(topic == null ? "" : topic);
+        args.addAll(ids);
+        List<String> k = new ArrayList<>(shardKeys.deleteKeys(shard));
+        if (topic != null) {
+            k.add(keys.ready(shard, topic));
+            k.add(keys.dead(shard, topic));
+        }
+        return Replies.outcomes((List<?>) scripts.runWithTopicKeys(scripts.deleteDead, shard, k, args));
     }
 
     @Override
@@ -296,6 +314,16 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
+    public List<String> deadBefore(String topic, int shard, long before, int limit) {
+        return plain.deadBefore(topic, shard, before, limit);
+    }
+
+    @Override
+    public List<String> topics(int shard) {
+        return plain.topics(shard);
+    }
+
+    @Override
     public long countDead(String topic, int shard) {
         return plain.countDead(topic, shard);
     }
@@ -344,7 +372,17 @@ public final class RedisJobStore implements JobStore {
 
     @Override
     public ShardStats stats(int shard) {
-        return plain.stats(shard);
+        return plain.stats(shard, () -> countTopics(shard));
+    }
+
+    /**
+     * Counts the shard's jobs per topic once (count_topics.lua), so that the scripts forget topics with no job left
+     * from then on: run by the first {@link #stats} of a shard that was not counted (after an upgrade from a version
+     * that did not count, or after Redis lost its data).
+     */
+    private void countTopics(int shard) {
+        scripts.run(
+                scripts.countTopics, List.of(keys.pool(shard), keys.topics(shard), keys.topicJobs(shard)), List.of());
     }
 
     @Override
@@ -367,7 +405,8 @@ public final class RedisJobStore implements JobStore {
         if (states.isEmpty()) {
             return List.of();
         }
-        List<String> k = shardKeys.shardKeysAnd(shard);
+        // a job made final leaves its topic's count (lib.lua): the topic keys are declared
+        List<String> k = shardKeys.countedKeys(shard);
         List<String> args = new ArrayList<>(2 + states.size() * 5);
         args.add(Long.toString(now));
         args.add(Long.toString(retentionMs));
@@ -418,7 +457,7 @@ public final class RedisJobStore implements JobStore {
             args.add(PoolValues.encode(job));
             args.add(Long.toString(job.executeAt()));
         }
-        List<String> k = shardKeys.shardKeysAnd(shard, keys.tier(shard), keys.epoch(shard), keys.topics(shard));
+        List<String> k = shardKeys.countedKeys(shard, keys.tier(shard), keys.epoch(shard));
         Object result = scripts.run(scripts.tierLoad, k, args);
         if (result instanceof Long current) {
             throw new StaleEpochException(shard, epoch, current);
@@ -440,7 +479,7 @@ public final class RedisJobStore implements JobStore {
                 jobs,
                 Job::executeAt,
                 scripts.tierAdmit,
-                (shard, shardJobs) -> shardKeys.shardKeysAnd(shard, keys.tier(shard), keys.topics(shard)),
+                (shard, shardJobs) -> shardKeys.countedKeys(shard, keys.tier(shard)),
                 r -> r == 1 ? Admission.ADMITTED : r == 0 ? Admission.PRESENT : Admission.LEFT_TO_LOADER,
                 "Redis did not admit {} far jobs of one shard: {}",
                 Admission[]::new);

@@ -39,8 +39,17 @@ public final class RedisKeys {
         return tag(shard) + ":done";
     }
 
+    /** The topics that have jobs in the shard (not final ones; a SET, kept by the scripts with {@link #topicJobs}). */
     public String topics(int shard) {
         return tag(shard) + ":topics";
+    }
+
+    /**
+     * How many jobs that are not final each topic has in the shard (HASH topic -> jobs): a topic whose count reaches 0
+     * leaves it and {@link #topics}. Its field {@code ~counted} says that the shard's pool was counted (lib.lua).
+     */
+    public String topicJobs(int shard) {
+        return tag(shard) + ":topic-jobs";
     }
 
     public String ready(int shard, String topic) {

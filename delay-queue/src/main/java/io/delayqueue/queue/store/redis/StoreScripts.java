@@ -33,6 +33,8 @@ final class StoreScripts {
     final LuaScript tierAbsent = LuaScript.load("tier_absent");
     final LuaScript replay = LuaScript.load("replay");
     final LuaScript masterAgreed = LuaScript.load("master_agreed");
+    final LuaScript countTopics = LuaScript.load("count_topics");
+    final LuaScript deleteDead = LuaScript.load("delete_dead");
 
     private final UnifiedJedis redis;
     private final ShardKeys keys;
@@ -61,7 +63,9 @@ final class StoreScripts {
                 tierAdmit,
                 tierAbsent,
                 replay,
-                masterAgreed)) {
+                masterAgreed,
+                countTopics,
+                deleteDead)) {
             script.setListener(listener);
         }
     }

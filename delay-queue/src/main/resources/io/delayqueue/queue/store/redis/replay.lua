@@ -1,7 +1,8 @@
 -- The fail-over protocol's replay (engine.failover.FailoverProtocol): makes a shard of a new master agree with the
 -- journal's last transitions of its jobs. The journal is the truth for a final state and for attempts; Redis may be
 -- ahead of it for the rest (transitions are journaled within the journal's lag), and is then left as it is.
--- KEYS: pool, bucket, counts, done, then the dead set of each topic of a job the journal holds DEAD.
+-- KEYS: pool, bucket, counts, done, the shard's topics and topic-jobs (a job made final leaves its topic's count,
+-- lib.lua), then the dead set of each topic of a job the journal holds DEAD.
 -- ARGV: now, retention, then per job five fields: id, its journal status, attempts, score, topic. The score is the
 -- reservation's deadline for a RESERVED job (until then nobody hands it over again), unused otherwise.
 -- Returns one number per job:
@@ -19,7 +20,8 @@ for i = 3, #ARGV, 5 do
   end
 end
 
-local function live(st)
+-- a job that can still be handed over (DELAY, READY, RESERVED)
+local function active(st)
   return st == 'DELAY' or st == 'READY' or st == 'RESERVED'
 end
 
@@ -29,12 +31,12 @@ for i = 3, #ARGV, 5 do
   local v = redis.call('HGET', KEYS[1], id)
   local r = 0
   if not v then
-    if live(st) then
+    if active(st) then
       r = 1
     end
   else
     local j = parse(v)
-    if live(j.st) then
+    if active(j.st) then
       if j.at < at then
         j.at = at
         r = 2
