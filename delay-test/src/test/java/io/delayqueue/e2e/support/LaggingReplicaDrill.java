@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
@@ -55,7 +56,7 @@ public final class LaggingReplicaDrill {
     private final Predicate<String> onTheMaster;
 
     private final String run = UUID.randomUUID().toString().substring(0, 8);
-    private int ids;
+    private long ids;
 
     public LaggingReplicaDrill(
             Api api,
@@ -80,6 +81,9 @@ public final class LaggingReplicaDrill {
         deployment.awaitReplicaInSync();
 
         deployment.cutReplicaLink();
+        SteadyPushes steady = new SteadyPushes();
+        Thread steadyThread = new Thread(steady, "drill-steady-pushes");
+        steadyThread.start();
         Map<String, Integer> deleteAnswers = new LinkedHashMap<>();
         for (String id : deleted) {
             deleteAnswers.put(id, api.delete("/jobs/" + id).status());
@@ -100,8 +104,24 @@ public final class LaggingReplicaDrill {
 
         long killedAt = System.currentTimeMillis();
         deployment.killMaster();
+        // a superset of the hand-overs journaled when the master died: every one of them is journaled before the
+        // replay reads the journal, which comes after the promotion
+        Set<String> finishedAtKill = journaledIds(steady.pushed(), "FINISHED");
         await("the replica was promoted").atMost(WAIT).until(deployment::promoted);
         long promotedAt = System.currentTimeMillis();
+        await("steady pushes answered 200 after the promotion")
+                .atMost(WAIT)
+                .until(() -> steady.durableSince(promotedAt) >= 20);
+        steady.stop = true;
+        try {
+            steadyThread.join(WAIT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Set<String> durable = steady.durable();
+        await("every steady push answered 200 or 202 was handed over")
+                .atMost(WAIT)
+                .until(() -> deliveredIds(durable).size() == durable.size());
 
         await("the pushes the new master lacked were handed over")
                 .atMost(WAIT)
@@ -119,6 +139,16 @@ public final class LaggingReplicaDrill {
             latest = Math.max(latest, e.getValue() - Math.max(lostDue.get(e.getKey()), promotedAt));
         }
         List<RecordingDispatcher.Delivery> finishedAgain = recorder.deliveriesOf(Set.copyOf(finished));
+        Set<String> duplicated = RecordingDispatcher.countById(recorder.deliveriesOf(durable)).entrySet().stream()
+                .filter(e -> e.getValue() > 1)
+                .map(Map.Entry::getKey)
+                .collect(Collectors.toSet());
+        Set<String> duplicatedThoughJournaled =
+                duplicated.stream().filter(finishedAtKill::contains).collect(Collectors.toSet());
+        System.out.printf(
+                "%s fail-over under steady pushes due at once: %d pushed (%d answered 200 or 202), all handed over;"
+                        + " %d handed over twice, none of them journaled FINISHED when the master died (%d were)%n",
+                name, steady.pushed().size(), durable.size(), duplicated.size(), finishedAtKill.size());
         System.out.printf(
                 "%s fail-over to a lagging replica (promoted %d ms after the kill): %d of %d deletes answered 200, %d of"
                         + " them handed over; %d pushes"
@@ -145,17 +175,74 @@ public final class LaggingReplicaDrill {
         assertThat(finishedAgain)
                 .as("jobs journaled FINISHED before the kill, handed over (again)")
                 .hasSize(finished.size());
+        assertThat(duplicatedThoughJournaled)
+                .as("jobs handed over again although their hand-over was journaled when the master died")
+                .isEmpty();
         assertThat(api.get("/actuator/health").status()).isEqualTo(200);
+    }
+
+    /**
+     * Pushes jobs due at once, one call after another from before the kill until after the promotion: the load a
+     * fail-over meets. A push answered 200 or 202 is durable (the journal holds it) and must be handed over.
+     */
+    private final class SteadyPushes implements Runnable {
+        private final Map<String, Integer> answers = new ConcurrentHashMap<>();
+        private final Map<String, Long> answeredAt = new ConcurrentHashMap<>();
+        volatile boolean stop;
+
+        @Override
+        public void run() {
+            while (!stop) {
+                String id = nextId();
+                try {
+                    Api.Response r = api.postJson(
+                            "/push", Map.of("id", id, "topic", "e2e.steady", "body", "steady", "delay", 0));
+                    answers.put(id, r.status());
+                    answeredAt.put(id, System.currentTimeMillis());
+                } catch (UncheckedIOException e) {
+                    answers.put(id, 0);
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        List<String> pushed() {
+            return List.copyOf(answers.keySet());
+        }
+
+        Set<String> durable() {
+            return answers.entrySet().stream()
+                    .filter(e -> e.getValue() == 200 || e.getValue() == 202)
+                    .map(Map.Entry::getKey)
+                    .collect(Collectors.toSet());
+        }
+
+        long durableSince(long since) {
+            return durable().stream()
+                    .filter(id -> answeredAt.getOrDefault(id, 0L) >= since)
+                    .count();
+        }
+    }
+
+    /** An id of the shards on the master, not used yet. */
+    private synchronized String nextId() {
+        while (true) {
+            String id = "drill-" + run + "-" + ids++;
+            if (onTheMaster.test(id)) {
+                return id;
+            }
+        }
     }
 
     /** Pushes {@value #JOBS} jobs of {@code topic} with ids of the shards on the master, due in {@code delayMs}. */
     private List<String> push(String topic, long delayMs) {
         List<String> pushed = new ArrayList<>();
         while (pushed.size() < JOBS) {
-            String id = "drill-" + run + "-" + ids++;
-            if (!onTheMaster.test(id)) {
-                continue;
-            }
+            String id = nextId();
             Api.Response r =
                     api.postJson("/push", Map.of("id", id, "topic", "e2e." + topic, "body", topic, "delay", delayMs));
             assertThat(r.status()).as("push: %s", r).isEqualTo(200);
@@ -172,6 +259,14 @@ public final class LaggingReplicaDrill {
         } catch (UncheckedIOException e) {
             return Set.of();
         }
+    }
+
+    private Set<String> journaledIds(List<String> of, String status) {
+        if (of.isEmpty()) {
+            return Set.of();
+        }
+        return Set.copyOf(journal.queryStrings("SELECT id FROM delay_queue_job WHERE status = '" + status
+                + "' AND id IN (" + of.stream().map(id -> "'" + id + "'").collect(Collectors.joining(",")) + ")"));
     }
 
     private long journaled(List<String> of, String status) {

@@ -62,7 +62,7 @@ class RedisJobStoreTopicCountsTest {
     void setUp() {
         redis = RedisFixture.labelled("topic-counts");
         counting = new ScanCountingJedis();
-        store = new RedisJobStore(counting, redis.prefix(), SHARDS, Duration.ofMinutes(1), false);
+        store = RedisFixture.agreed(new RedisJobStore(counting, redis.prefix(), SHARDS, Duration.ofMinutes(1), false));
     }
 
     @AfterEach
