@@ -96,8 +96,8 @@ public class ForwardingJournal implements Journal {
     }
 
     @Override
-    public void requireRoom() {
-        delegate.requireRoom();
+    public Room takeRoom(int transitions) {
+        return delegate.takeRoom(transitions);
     }
 
     @Override

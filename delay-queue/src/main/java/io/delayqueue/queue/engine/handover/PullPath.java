@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The engine's pull side: reserves ready jobs of pull topics, one or many per call, the shards taken in turn, and
  * settles consumers' finishes, one or many per call, each journaled. Waiting for a job is {@link PullWaiters}'s.
- * While the journal's backlog is full (its database away) both are refused with 503 before Redis is touched.
+ * Each takes room in the journal's backlog for its transitions before Redis is touched: while there is none (the
+ * database away) it is refused with 503, nothing changed; once taken, what it did is journaled, never dropped.
  *
  * <p>Thread-safe: called on the consumers' threads and on the pull waiters'.
  */
@@ -77,32 +78,34 @@ public final class PullPath {
      * at their TTR, as any unfinished reservation does.)
      */
     public List<Job> tryReserve(String topic, int count) {
-        // the journal full (its database away): 503 before anything is reserved, never a wait for room
-        journal.requireRoom();
-        int shards = config.shards();
-        int start = Math.floorMod(reserveRotation.getAndIncrement(), shards);
-        long now = clock.millis();
-        List<Job> reserved = new ArrayList<>(Math.min(count, 16));
-        DelayQueueException.Unavailable failure = null;
-        for (int i = 0; i < shards && reserved.size() < count; i++) {
-            try {
-                reserved.addAll(store.reserve(topic, (start + i) % shards, now, count - reserved.size()));
-            } catch (DelayQueueException.Unavailable e) {
-                failure = e;
+        // room in the journal's backlog first (its database away: 503 before anything is reserved, never a wait for
+        // room): a reserve answered to a consumer is journaled, never dropped
+        try (TransitionJournal.Room room = journal.takeRoom(count)) {
+            int shards = config.shards();
+            int start = Math.floorMod(reserveRotation.getAndIncrement(), shards);
+            long now = clock.millis();
+            List<Job> reserved = new ArrayList<>(Math.min(count, 16));
+            DelayQueueException.Unavailable failure = null;
+            for (int i = 0; i < shards && reserved.size() < count; i++) {
+                try {
+                    reserved.addAll(store.reserve(topic, (start + i) % shards, now, count - reserved.size()));
+                } catch (DelayQueueException.Unavailable e) {
+                    failure = e;
+                }
             }
-        }
-        if (reserved.isEmpty() && failure != null) {
-            throw failure;
-        }
-        if (!reserved.isEmpty()) {
-            List<Transition> transitions = new ArrayList<>(reserved.size());
-            for (Job job : reserved) {
-                transitions.add(
-                        Transition.of(job.id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, now, null));
+            if (reserved.isEmpty() && failure != null) {
+                throw failure;
             }
-            journal.recordTransitions(transitions);
+            if (!reserved.isEmpty()) {
+                List<Transition> transitions = new ArrayList<>(reserved.size());
+                for (Job job : reserved) {
+                    transitions.add(
+                            Transition.of(job.id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, now, null));
+                }
+                room.record(transitions);
+            }
+            return reserved;
         }
-        return reserved;
     }
 
     /**
@@ -114,7 +117,12 @@ public final class PullPath {
             throw new DelayQueueException.InvalidField(
                     "jobs", "must hold between 1 and " + PullSettings.MAX_COUNT + " jobs to finish");
         }
-        journal.requireRoom();
+        try (TransitionJournal.Room room = journal.takeRoom(attempts.size())) {
+            return finishAll(attempts, room);
+        }
+    }
+
+    private List<FinishOutcome> finishAll(List<Attempt> attempts, TransitionJournal.Room room) {
         long now = clock.millis();
         List<Outcome> outcomes = store.finishAttempts(attempts, now);
         List<FinishOutcome> answers = new ArrayList<>(attempts.size());
@@ -149,20 +157,25 @@ public final class PullPath {
             answers.add(new FinishOutcome(id, result, outcome == null ? null : outcome.status()));
         }
         if (!finished.isEmpty()) {
-            journal.recordTransitions(finished);
+            room.record(finished);
         }
         return answers;
     }
 
     /** {@link DelayQueueEngine#finish(String, Integer)}, its arguments checked. */
     public void finish(String id, Integer attempts) {
-        journal.requireRoom();
+        try (TransitionJournal.Room room = journal.takeRoom(1)) {
+            finish(id, attempts, room);
+        }
+    }
+
+    private void finish(String id, Integer attempts, TransitionJournal.Room room) {
         long now = clock.millis();
         Attempt attempt = attempts == null ? Attempt.any(id) : new Attempt(id, attempts);
         Outcome outcome = store.finishAttempts(JobIds.shardOf(id, config.shards()), List.of(attempt), now)
                 .get(0);
         switch (outcome.result()) {
-            case APPLIED -> journal.recordTransitions(List.of(Transition.of(
+            case APPLIED -> room.record(List.of(Transition.of(
                     id, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, now, "finished by consumer")));
             case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);
             case STALE -> {

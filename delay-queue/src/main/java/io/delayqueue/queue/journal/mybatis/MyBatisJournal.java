@@ -81,6 +81,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class MyBatisJournal implements Journal {
     private static final Logger log = LoggerFactory.getLogger(MyBatisJournal.class);
+    /** The detail a consumer's transition is counted with when its room is taken (theirs are shorter). */
+    private static final int ROOM_DETAIL_CHARS = 64;
+
     private final JournalMode mode;
     private final long commitTimeoutMs;
     private final JournalBacklog backlog;
@@ -236,11 +239,10 @@ public final class MyBatisJournal implements Journal {
             return;
         }
         boolean durable = mode == JournalMode.SYNC;
-        if (!durable) {
-            backlog.requireRoom(); // async: lagged, but refused (not dropped) when the backlog is full
-        }
-        WriteEntry entry = new WriteEntry(
-                List.of(), List.copyOf(transitions), worker(), durable ? new CompletableFuture<>() : null);
+        // async: lagged, but refused (not dropped) when the backlog has no room for them
+        WriteEntry entry = durable
+                ? new WriteEntry(List.of(), List.copyOf(transitions), worker(), new CompletableFuture<>())
+                : WriteEntry.answered(List.copyOf(transitions), worker());
         backlog.enqueue(entry);
         if (durable) {
             entry.await(0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(commitTimeoutMs), commitTimeoutMs);
@@ -259,10 +261,30 @@ public final class MyBatisJournal implements Journal {
         return backlog.droppedRows();
     }
 
-    /** 503 while the backlog is over its capacity (rows or bytes). */
+    /**
+     * Room for a consumer's call, taken before it changes Redis (503 when there is none): each transition counted at
+     * two rows and its object with a detail of {@link #ROOM_DETAIL_CHARS} characters; what the call records replaces
+     * it.
+     */
     @Override
-    public void requireRoom() {
-        backlog.requireRoom();
+    public Room takeRoom(int transitions) {
+        JournalBacklog.Room room =
+                backlog.takeRoom(transitions * 2, transitions * WriteEntry.transitionBytes(ROOM_DETAIL_CHARS));
+        return new Room() {
+            @Override
+            public void record(List<Transition> recorded) {
+                if (recorded.isEmpty()) {
+                    backlog.giveBack(room);
+                } else {
+                    backlog.enqueue(WriteEntry.answered(List.copyOf(recorded), worker()), room);
+                }
+            }
+
+            @Override
+            public void close() {
+                backlog.giveBack(room);
+            }
+        };
     }
 
     /** The age of the oldest entry not settled yet, queued or held by a writer. */
