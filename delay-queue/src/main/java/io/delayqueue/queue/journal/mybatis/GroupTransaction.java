@@ -134,6 +134,9 @@ final class GroupTransaction {
                         forceToDisk(session.getConnection());
                     }
                 } catch (RuntimeException broken) {
+                    if (JournalFailures.isRefusedCommit(broken)) {
+                        throw broken; // the database says nothing of it committed (a full disk): 503, not 504
+                    }
                     throw new JournalFailures.CommitBrokeOff(broken);
                 }
                 return new Written(rows.existingByEntry, rows.newJobs.size() + rows.logRows.size(), 0);
