@@ -101,6 +101,11 @@ public class ForwardingJournal implements Journal {
     }
 
     @Override
+    public java.util.Optional<String> unsound() {
+        return delegate.unsound();
+    }
+
+    @Override
     public long droppedRows() {
         return delegate.droppedRows();
     }

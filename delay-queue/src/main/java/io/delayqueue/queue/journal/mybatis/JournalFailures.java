@@ -148,6 +148,9 @@ final class JournalFailures {
             return new DelayQueueException.Unavailable(
                     "not written: the journal database's disk is full: " + rootMessage(failure), failure);
         }
+        if (failure instanceof DelayQueueException.Unavailable refused) {
+            return refused; // says what was not written, and why
+        }
         if (failure instanceof CommitBrokeOff) {
             return new DelayQueueException.OutcomeUnknown(
                     "the journal's commit broke off and may or may not have landed: " + rootMessage(failure), failure);

@@ -87,6 +87,7 @@ public final class MyBatisJournal implements Journal {
     private final JournalMode mode;
     private final long commitTimeoutMs;
     private final JournalBacklog backlog;
+    private final GroupTransaction group;
     private final GroupCommit commit;
     private final GroupCommitWriter writer;
     private final JournalReads reads;
@@ -110,8 +111,8 @@ public final class MyBatisJournal implements Journal {
         WriterTurns turns = new WriterTurns();
         this.reads = new JournalReads(sessions, turns, shards);
         this.backlog = new JournalBacklog(clock, settings.queueCapacity(), settings.queueCapacityBytes());
-        this.commit = new GroupCommit(
-                new GroupTransaction(sessions, turns, shards, truncated(hostName(), 255), clock), backlog);
+        this.group = new GroupTransaction(sessions, turns, shards, truncated(hostName(), 255), clock);
+        this.commit = new GroupCommit(group, backlog);
         this.writer = new GroupCommitWriter(
                 backlog,
                 commit,
@@ -368,6 +369,13 @@ public final class MyBatisJournal implements Journal {
     @Override
     public void close() {
         writer.close();
+        group.close();
+    }
+
+    /** Why the embedded journal cannot keep its commits now ({@link WalSync#whyUnsound()}); empty when it can. */
+    @Override
+    public Optional<String> unsound() {
+        return Optional.ofNullable(group.whyUnsound());
     }
 
     /**
