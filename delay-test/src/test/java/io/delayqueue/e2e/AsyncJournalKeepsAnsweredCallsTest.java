@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.Jobs;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.ServiceTest;
@@ -14,8 +15,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -73,10 +72,10 @@ class AsyncJournalKeepsAnsweredCallsTest {
         Api api = new Api(port);
         await("a push is answered 200")
                 .atMost(WAIT)
-                .until(() -> api.postJson("/push", job("ak-probe", 60_000)).status() == 200);
-        String fits = pushed(api, job("ak-live", LIVE_DELAY_MS));
-        String refused = pushed(api, job("ak-live", LIVE_DELAY_MS));
-        pushed(api, job("ak-pull", 0));
+                .until(() -> api.postJson("/push", Jobs.one("ak-probe", 60_000)).status() == 200);
+        String fits = pushed(api, Jobs.one("ak-live", LIVE_DELAY_MS));
+        String refused = pushed(api, Jobs.one("ak-live", LIVE_DELAY_MS));
+        pushed(api, Jobs.one("ak-pull", 0));
         String reserved = await("a pull job is reserved")
                 .atMost(WAIT)
                 .until(() -> api.get("/get/ak-pull?timeout=0").data().path("id").asText(null), id -> id != null);
@@ -88,7 +87,7 @@ class AsyncJournalKeepsAnsweredCallsTest {
                 Statement lock = locker.createStatement()) {
             lock.execute("LOCK TABLES delay_queue_job READ, delay_queue_job_log READ");
             while (journal.queuedRows() < CAPACITY - 5) {
-                pushed(api, job("ak-fill", 60_000)); // two rows each
+                pushed(api, Jobs.one("ak-fill", 60_000)); // two rows each
             }
             assertThat(journal.queuedRows())
                     .as("the backlog, five rows under its capacity")
@@ -96,7 +95,7 @@ class AsyncJournalKeepsAnsweredCallsTest {
 
             Api.Response deleted = api.delete("/jobs/" + fits);
             assertThat(deleted.status()).as("a delete that fits: %s", deleted).isEqualTo(200);
-            pushed(api, job("ak-fill", 60_000));
+            pushed(api, Jobs.one("ak-fill", 60_000));
             assertThat(journal.queuedRows())
                     .as("the backlog, one row under its capacity")
                     .isEqualTo(CAPACITY - 1);
@@ -125,7 +124,8 @@ class AsyncJournalKeepsAnsweredCallsTest {
             lock.execute("UNLOCK TABLES");
         }
 
-        await("the delete answered 200 is journaled").atMost(WAIT).until(() -> "DELETED".equals(journalStatus(fits)));
+        await("the delete answered 200 is journaled").atMost(WAIT).until(() -> "DELETED"
+                .equals(STORES.journalStatus(fits)));
         assertThat(api.get("/finish?jobId=" + reserved).status())
                 .as("the finish, once there is room")
                 .isEqualTo(200);
@@ -133,7 +133,7 @@ class AsyncJournalKeepsAnsweredCallsTest {
                 .atMost(WAIT)
                 .until(() -> !recorder.deliveriesOf(Set.of(refused)).isEmpty());
         assertThat(recorder.deliveriesOf(Set.of(fits))).as("the deleted job").isEmpty();
-        await("the finish is journaled").atMost(WAIT).until(() -> "FINISHED".equals(journalStatus(reserved)));
+        await("the finish is journaled").atMost(WAIT).until(() -> "FINISHED".equals(STORES.journalStatus(reserved)));
         assertThat(journal.droppedRows()).isEqualTo(droppedBefore);
     }
 
@@ -141,18 +141,5 @@ class AsyncJournalKeepsAnsweredCallsTest {
         Api.Response r = api.postJson("/push", job);
         assertThat(r.status()).as("push: %s", r).isEqualTo(200);
         return r.data().asText();
-    }
-
-    private static String journalStatus(String id) {
-        List<String> rows = STORES.journal().queryStrings("SELECT status FROM delay_queue_job WHERE id = '" + id + "'");
-        return rows.isEmpty() ? null : rows.get(0);
-    }
-
-    private static Map<String, Object> job(String topic, long delayMs) {
-        Map<String, Object> job = new LinkedHashMap<>();
-        job.put("topic", topic);
-        job.put("body", "body of a " + topic + " job");
-        job.put("delay", delayMs);
-        return job;
     }
 }
