@@ -81,31 +81,35 @@ public final class PullPath {
         // room in the journal's backlog first (its database away: 503 before anything is reserved, never a wait for
         // room): a reserve answered to a consumer is journaled, never dropped
         try (TransitionJournal.Room room = journal.takeRoom(count)) {
-            int shards = config.shards();
-            int start = Math.floorMod(reserveRotation.getAndIncrement(), shards);
-            long now = clock.millis();
-            List<Job> reserved = new ArrayList<>(Math.min(count, 16));
-            DelayQueueException.Unavailable failure = null;
-            for (int i = 0; i < shards && reserved.size() < count; i++) {
-                try {
-                    reserved.addAll(store.reserve(topic, (start + i) % shards, now, count - reserved.size()));
-                } catch (DelayQueueException.Unavailable e) {
-                    failure = e;
-                }
-            }
-            if (reserved.isEmpty() && failure != null) {
-                throw failure;
-            }
-            if (!reserved.isEmpty()) {
-                List<Transition> transitions = new ArrayList<>(reserved.size());
-                for (Job job : reserved) {
-                    transitions.add(
-                            Transition.of(job.id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, now, null));
-                }
-                room.record(transitions);
-            }
-            return reserved;
+            return tryReserve(topic, count, room);
         }
+    }
+
+    private List<Job> tryReserve(String topic, int count, TransitionJournal.Room room) {
+        int shards = config.shards();
+        int start = Math.floorMod(reserveRotation.getAndIncrement(), shards);
+        long now = clock.millis();
+        List<Job> reserved = new ArrayList<>(Math.min(count, 16));
+        DelayQueueException.Unavailable failure = null;
+        for (int i = 0; i < shards && reserved.size() < count; i++) {
+            try {
+                reserved.addAll(store.reserve(topic, (start + i) % shards, now, count - reserved.size()));
+            } catch (DelayQueueException.Unavailable e) {
+                failure = e;
+            }
+        }
+        if (reserved.isEmpty() && failure != null) {
+            throw failure;
+        }
+        if (!reserved.isEmpty()) {
+            List<Transition> transitions = new ArrayList<>(reserved.size());
+            for (Job job : reserved) {
+                transitions.add(
+                        Transition.of(job.id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, now, null));
+            }
+            room.record(transitions);
+        }
+        return reserved;
     }
 
     /**
