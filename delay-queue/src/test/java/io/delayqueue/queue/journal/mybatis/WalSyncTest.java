@@ -18,9 +18,8 @@ class WalSyncTest {
     void with_synchronous_normal_the_log_beside_the_file_is_forced_once_for_the_commits_before_the_fsync()
             throws Exception {
         try (JournalDatabase db = JournalDatabase.sqlite("?journal_mode=WAL&synchronous=NORMAL");
-                Connection c = db.connection()) {
-            WalSync sync = WalSync.of(c);
-
+                Connection c = db.connection();
+                WalSync sync = WalSync.of(c)) {
             assertThat(sync).isNotNull();
             assertThat(sync.wal()).isEqualTo(db.folder().resolve("delay-queue.db-wal"));
             assertThat(sync.wal()).exists();
