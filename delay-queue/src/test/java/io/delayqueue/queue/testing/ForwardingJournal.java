@@ -102,8 +102,13 @@ public class ForwardingJournal implements Journal {
     }
 
     @Override
-    public void requireRoom() {
-        delegate.requireRoom();
+    public Room takeRoom(int transitions) {
+        return delegate.takeRoom(transitions);
+    }
+
+    @Override
+    public java.util.Optional<String> unsound() {
+        return delegate.unsound();
     }
 
     @Override

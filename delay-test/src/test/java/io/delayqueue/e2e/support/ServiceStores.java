@@ -62,6 +62,12 @@ public final class ServiceStores implements AutoCloseable {
         return journal;
     }
 
+    /** A job's status in the journal database ({@code delay_queue_job}), or null when the journal has no row of it. */
+    public String journalStatus(String id) {
+        List<String> rows = journal().queryStrings("SELECT status FROM delay_queue_job WHERE id = '" + id + "'");
+        return rows.isEmpty() ? null : rows.get(0);
+    }
+
     /** The properties that point a service at these stores. */
     public Map<String, String> properties() {
         Map<String, String> properties = new LinkedHashMap<>();
