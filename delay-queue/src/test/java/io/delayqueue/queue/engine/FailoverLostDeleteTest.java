@@ -12,10 +12,8 @@ import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -83,11 +81,11 @@ class FailoverLostDeleteTest {
         String deleted = engine.push(PushRequest.of("orders", "deleted, then lost", 60_000))
                 .id();
         String kept = engine.push(PushRequest.of("orders", "kept", 60_000)).id();
-        Map<byte[], byte[]> replica = snapshot();
+        Map<byte[], byte[]> replica = redis.dumpAll();
 
         engine.delete(deleted);
         assertThat(journal.find(deleted).orElseThrow().status()).isEqualTo(JobStatus.DELETED);
-        promote(replica);
+        redis.restoreDumps(replica);
         assertThat(engine.get(deleted).status())
                 .as("the promoted replica lacks the delete")
                 .isEqualTo(JobStatus.DELAY);
@@ -114,9 +112,9 @@ class FailoverLostDeleteTest {
         engine.reconcileNow(); // the walk through the DELETED rows is now among the later ones
         String soon = engine.push(PushRequest.of("orders", "due soon", 10_000)).id();
         engine.runDueJobs();
-        Map<byte[], byte[]> replica = snapshot();
+        Map<byte[], byte[]> replica = redis.dumpAll();
         engine.delete(soon);
-        promote(replica);
+        redis.restoreDumps(replica);
         assertThat(engine.get(soon).status())
                 .as("the promoted replica lacks the delete")
                 .isEqualTo(JobStatus.DELAY);
@@ -126,21 +124,5 @@ class FailoverLostDeleteTest {
         assertThat(engine.get(soon).status())
                 .as("the job due soonest, deleted in the journal, after one pass")
                 .isEqualTo(JobStatus.DELETED);
-    }
-
-    /** Every key of the queue, dumped. */
-    private Map<byte[], byte[]> snapshot() {
-        Map<byte[], byte[]> dumps = new LinkedHashMap<>();
-        for (String key : redis.allKeys()) {
-            byte[] name = key.getBytes(StandardCharsets.UTF_8);
-            dumps.put(name, redis.redis().dump(name));
-        }
-        return dumps;
-    }
-
-    /** The queue's keys become exactly those of the snapshot, as on a replica promoted before it got the rest. */
-    private void promote(Map<byte[], byte[]> snapshot) {
-        redis.deleteAllKeys();
-        snapshot.forEach((key, dump) -> redis.redis().restore(key, 0, dump));
     }
 }

@@ -17,10 +17,8 @@ import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -92,7 +90,7 @@ class FailoverReplayTest {
                 .id();
         engine.runDueJobs(); // nothing due: the first move marks this master as replayed onto
         assertThat(rec.ids()).isEmpty();
-        Map<byte[], byte[]> replica = snapshot();
+        Map<byte[], byte[]> replica = redis.dumpAll();
 
         // what the old master did after the replica's last write
         engine.delete(deleted);
@@ -161,7 +159,7 @@ class FailoverReplayTest {
         engine.runDueJobs();
         // the new master lacks every job of shard 1
         redis.redis().del(redis.keys().pool(1), redis.keys().bucket(1));
-        promote(snapshot());
+        promote(redis.dumpAll());
         long lacking = jobs - redis.redis().hlen(redis.keys().pool(0));
 
         long start = System.nanoTime();
@@ -179,23 +177,12 @@ class FailoverReplayTest {
         assertThat(store.masterState(1).agreed()).isTrue();
     }
 
-    /** Every key of the queue, dumped. */
-    private Map<byte[], byte[]> snapshot() {
-        Map<byte[], byte[]> dumps = new LinkedHashMap<>();
-        for (String key : redis.allKeys()) {
-            byte[] name = key.getBytes(StandardCharsets.UTF_8);
-            dumps.put(name, redis.redis().dump(name));
-        }
-        return dumps;
-    }
-
     /**
      * The queue's keys become exactly those of the snapshot, as on a replica promoted before it got the rest; and no
      * shard is marked as replayed onto this master (a promoted replica's replication id is new).
      */
     private void promote(Map<byte[], byte[]> snapshot) {
-        redis.deleteAllKeys();
-        snapshot.forEach((key, dump) -> redis.redis().restore(key, 0, dump));
+        redis.restoreDumps(snapshot);
         for (int shard = 0; shard < 2; shard++) {
             redis.redis().del(redis.keys().replayedOnto(shard));
         }

@@ -3,9 +3,12 @@ package io.delayqueue.queue.testing;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.redis.RedisJobStore;
 import io.delayqueue.queue.store.redis.RedisKeys;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.commands.KeyCommands;
@@ -91,6 +94,25 @@ public final class RedisFixture implements AutoCloseable {
             store.markReplayed(shard, store.masterState(shard).masterId());
         }
         return store;
+    }
+
+    /** Every key of the prefix, dumped ({@code DUMP}): what {@link #restoreDumps} puts back. */
+    public Map<byte[], byte[]> dumpAll() {
+        Map<byte[], byte[]> dumps = new LinkedHashMap<>();
+        for (String key : allKeys()) {
+            byte[] name = key.getBytes(StandardCharsets.UTF_8);
+            dumps.put(name, redis.dump(name));
+        }
+        return dumps;
+    }
+
+    /**
+     * The prefix's keys become exactly those of {@code dumps}, as on a replica promoted before it took the writes made
+     * since they were dumped.
+     */
+    public void restoreDumps(Map<byte[], byte[]> dumps) {
+        deleteAllKeys();
+        dumps.forEach((key, dump) -> redis.restore(key, 0, dump));
     }
 
     /** Every key of the prefix, found with SCAN. */

@@ -10,7 +10,6 @@ import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.store.redis.RedisKeys;
-import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -51,11 +50,7 @@ class RedisClusterFailoverReplayTest {
     static void properties(DynamicPropertyRegistry registry) {
         cluster = RedisClusterFixture.withReplicas(3);
         registry.add("delay.redis.cluster.nodes", cluster::nodes);
-        registry.add("delay.redis.prefix", STORES::prefix);
-        registry.add("spring.datasource.url", () -> STORES.journal().jdbcUrl());
-        registry.add("spring.datasource.username", () -> JournalDatabase.MARIADB_USER);
-        registry.add("spring.datasource.password", () -> JournalDatabase.MARIADB_PASSWORD);
-        registry.add("delay.journal.mode", () -> "sync");
+        STORES.registerOnOtherRedis(registry);
     }
 
     @LocalServerPort

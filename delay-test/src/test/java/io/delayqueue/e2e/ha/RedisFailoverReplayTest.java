@@ -7,7 +7,6 @@ import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.RedisSentinelFixture;
 import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.StaticResources;
-import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -46,11 +45,7 @@ class RedisFailoverReplayTest {
         sentinel = RedisSentinelFixture.withReplicaLink();
         registry.add("delay.redis.sentinel.master", () -> RedisSentinelFixture.MASTER_NAME);
         registry.add("delay.redis.sentinel.nodes", sentinel::sentinelNodes);
-        registry.add("delay.redis.prefix", STORES::prefix);
-        registry.add("spring.datasource.url", () -> STORES.journal().jdbcUrl());
-        registry.add("spring.datasource.username", () -> JournalDatabase.MARIADB_USER);
-        registry.add("spring.datasource.password", () -> JournalDatabase.MARIADB_PASSWORD);
-        registry.add("delay.journal.mode", () -> "sync");
+        STORES.registerOnOtherRedis(registry);
     }
 
     @LocalServerPort

@@ -87,6 +87,18 @@ public final class ServiceStores implements AutoCloseable {
         properties().forEach((name, value) -> registry.add(name, () -> value));
     }
 
+    /**
+     * Points the Spring application under test at this prefix and journal, on a Redis deployment it is given otherwise
+     * (Sentinel, Cluster): {@link #properties()} but the Redis address.
+     */
+    public void registerOnOtherRedis(DynamicPropertyRegistry registry) {
+        properties().forEach((name, value) -> {
+            if (!name.equals("delay.redis.uri")) {
+                registry.add(name, () -> value);
+            }
+        });
+    }
+
     /** {@link #properties()} as the command-line arguments of a service JVM. */
     public List<String> serviceArgs() {
         List<String> args = new ArrayList<>();
