@@ -154,13 +154,15 @@ async function listDead(topic) {
       cell(tr, errors[job.id] || '', 'error-text');
       cell(tr, job.body, 'body');
       const act = document.createElement('td');
-      const again = document.createElement('button');
-      again.type = 'button';
-      again.className = 'small dead-requeue-one';
-      again.dataset.id = job.id;
-      again.textContent = 'requeue';
-      again.addEventListener('click', () => requeue([job.id]));
-      act.appendChild(again);
+      for (const [label, className, action] of [['requeue', 'small dead-requeue-one', requeue], ['delete', 'small danger dead-delete-one', deleteDead]]) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = className;
+        button.dataset.id = job.id;
+        button.textContent = label;
+        button.addEventListener('click', () => action([job.id]));
+        act.appendChild(button);
+      }
       tr.appendChild(act);
       tbody.appendChild(tr);
     }
@@ -171,10 +173,15 @@ async function listDead(topic) {
 }
 
 /** Requeues {@code ids} of the listed topic, or all of its dead letters when null. */
-async function requeue(ids) {
+function requeue(ids) {
+  return actOnDead('requeue', ids);
+}
+
+/** POST /dead/{topic}/{action} for {@code ids} of the listed topic (all when null); then the lists again. */
+async function actOnDead(action, ids) {
   const topic = deadTopic;
   try {
-    const r = await api('POST', 'dead/' + encodeURIComponent(topic) + '/requeue', ids === null ? undefined : { ids });
+    const r = await api('POST', 'dead/' + encodeURIComponent(topic) + '/' + action, ids === null ? undefined : { ids });
     show(`${topic}: ${r.message}`, 'info');
     await listDead(topic);
     refresh();
@@ -185,12 +192,42 @@ async function requeue(ids) {
 }
 
 function requeueChosen() {
+  const ids = chosenDead('requeue');
+  if (ids) {
+    requeue(ids);
+  }
+}
+
+/** The ids of the dead letters ticked, or null (and a message) when none is. */
+function chosenDead(verb) {
   const ids = [...document.querySelectorAll('.dead-pick:checked')].map((b) => b.value);
   if (ids.length === 0) {
-    show('choose the dead letters to requeue first', 'error');
-    return;
+    show(`choose the dead letters to ${verb} first`, 'error');
+    return null;
   }
-  requeue(ids);
+  return ids;
+}
+
+/**
+ * Deletes {@code ids} of the listed topic, or all of its dead letters when null: a deleted dead letter is gone for
+ * good (DELETED in the journal, never restored or requeued), so more than one is deleted only once confirmed, as the
+ * job look-up's delete of one job needs no confirmation.
+ */
+function deleteDead(ids) {
+  const what = ids === null ? `every dead letter of ${deadTopic}` : `${ids.length} dead letters of ${deadTopic}`;
+  const confirmed = (ids !== null && ids.length === 1)
+    || window.confirm(`Delete ${what}? They cannot be requeued or restored afterwards.`);
+  if (!confirmed) {
+    return Promise.resolve();
+  }
+  return actOnDead('delete', ids);
+}
+
+function deleteChosen() {
+  const ids = chosenDead('delete');
+  if (ids) {
+    deleteDead(ids);
+  }
 }
 
 // ---- the job browser ----
@@ -284,6 +321,8 @@ async function refreshCluster() {
 $('topics-refresh').addEventListener('click', refreshTopics);
 $('dead-requeue-chosen').addEventListener('click', requeueChosen);
 $('dead-requeue-all').addEventListener('click', () => requeue(null));
+$('dead-delete-chosen').addEventListener('click', deleteChosen);
+$('dead-delete-all').addEventListener('click', () => deleteDead(null));
 $('browse-form').addEventListener('submit', browse);
 $('browse-next').addEventListener('click', () => browse(null, browseNext));
 chartLoop();

@@ -72,6 +72,9 @@ public class DelayProperties {
     @NestedConfigurationProperty
     private final TierProperties tier = new TierProperties();
 
+    @NestedConfigurationProperty
+    private final DeadProperties dead = new DeadProperties();
+
     /** The engine's settings; throws {@link IllegalArgumentException} naming a value it cannot work with. */
     public EngineConfig toEngineConfig() {
         return new EngineConfig(
@@ -84,7 +87,8 @@ public class DelayProperties {
                 dispatch.toSettings(),
                 retry.toSettings(),
                 journal.toSettings(),
-                tier.toSettings());
+                tier.toSettings(),
+                dead.toSettings());
     }
 
     public int getShards() {
@@ -161,5 +165,9 @@ public class DelayProperties {
 
     public TierProperties getTier() {
         return tier;
+    }
+
+    public DeadProperties getDead() {
+        return dead;
     }
 }

@@ -17,9 +17,24 @@ public class ScannerProperties {
      */
     private Duration lead = ScannerSettings.DEFAULT_LEAD;
 
+    /**
+     * How far back the journal's transitions are replayed onto a new Redis master (a promoted replica, a restarted
+     * Redis) before its shards are scanned: at least the longest a replica may lag behind its master and still be
+     * promoted.
+     */
+    private Duration replayWindow = ScannerSettings.DEFAULT_REPLAY_WINDOW;
+
     /** The scanner's settings; throws {@link IllegalArgumentException} naming a value it cannot work with. */
     public ScannerSettings toSettings() {
-        return new ScannerSettings(batchSize, maxSleep, lead);
+        return new ScannerSettings(batchSize, maxSleep, lead, replayWindow);
+    }
+
+    public Duration getReplayWindow() {
+        return replayWindow;
+    }
+
+    public void setReplayWindow(Duration replayWindow) {
+        this.replayWindow = replayWindow;
     }
 
     public Duration getLead() {

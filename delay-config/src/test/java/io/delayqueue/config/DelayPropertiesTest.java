@@ -8,6 +8,7 @@ import io.delayqueue.queue.dispatch.http.CallbackHosts;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.handover.DeadLetterSettings;
 import io.delayqueue.queue.engine.handover.DispatchSettings;
 import io.delayqueue.queue.engine.handover.PullSettings;
 import io.delayqueue.queue.engine.handover.RetrySettings;
@@ -71,6 +72,7 @@ class DelayPropertiesTest {
                 Map.entry("delay.scanner.batch-size", "200"),
                 Map.entry("delay.scanner.max-sleep", "250ms"),
                 Map.entry("delay.scanner.lead", "5ms"),
+                Map.entry("delay.scanner.replay-window", "5m"),
                 Map.entry("delay.dispatch.default", "pull"),
                 Map.entry("delay.dispatch.topics.order", "console"),
                 Map.entry("delay.dispatch.timeout", "5s"),
@@ -101,7 +103,8 @@ class DelayPropertiesTest {
                 Map.entry("delay.journal.purge-batch-size", "100"),
                 Map.entry("delay.journal.purge-interval", "5m"),
                 Map.entry("delay.journal.purge-pause", "10ms"),
-                Map.entry("delay.tier.horizon", "2h")));
+                Map.entry("delay.tier.horizon", "2h"),
+                Map.entry("delay.dead.retention", "30d")));
 
         EngineConfig c = p.toEngineConfig();
 
@@ -110,7 +113,7 @@ class DelayPropertiesTest {
                         16,
                         "orders",
                         Duration.ofMinutes(10),
-                        new ScannerSettings(200, Duration.ofMillis(250), Duration.ofMillis(5)),
+                        new ScannerSettings(200, Duration.ofMillis(250), Duration.ofMillis(5), Duration.ofMinutes(5)),
                         new PullSettings(Duration.ofSeconds(45), Duration.ofSeconds(20), Duration.ofMillis(100)),
                         new LimitSettings(1024, Duration.ofDays(7), 50),
                         new DispatchSettings(
@@ -144,7 +147,8 @@ class DelayPropertiesTest {
                                 Duration.ofMinutes(5),
                                 Duration.ofMillis(10),
                                 32L * 1024 * 1024),
-                        new TierSettings(Duration.ofHours(2))));
+                        new TierSettings(Duration.ofHours(2)),
+                        new DeadLetterSettings(Duration.ofDays(30))));
     }
 
     @Test

@@ -28,6 +28,7 @@ final class ApiSchemas {
     static final String ERROR = "Error";
     static final String PUSH_REQUEST = "PushRequest";
     static final String REQUEUE_REQUEST = "RequeueRequest";
+    static final String DEAD_DELETE_REQUEST = "DeadDeleteRequest";
     static final String FINISH_REQUEST = "FinishRequest";
 
     static final String JOB_ID_PATTERN = QueryParameters.JOB_ID_PATTERN;
@@ -41,7 +42,8 @@ final class ApiSchemas {
         return Map.of(
                 PUSH_REQUEST, pushRequest(config),
                 FINISH_REQUEST, finishRequest(),
-                REQUEUE_REQUEST, requeueRequest(),
+                REQUEUE_REQUEST, deadIdsRequest("requeue"),
+                DEAD_DELETE_REQUEST, deadIdsRequest("delete"),
                 ERROR, errorEnvelope());
     }
 
@@ -69,6 +71,12 @@ final class ApiSchemas {
                 body(
                         "{\"ids\": [...]}: those dead jobs; no body: every dead job of the topic",
                         new Schema<>().$ref(REQUEUE_REQUEST),
+                        REQUEUE_EXAMPLE,
+                        false),
+                "POST /dead/{topic}/delete",
+                body(
+                        "{\"ids\": [...]}: those dead jobs; no body: every dead job of the topic",
+                        new Schema<>().$ref(DEAD_DELETE_REQUEST),
                         REQUEUE_EXAMPLE,
                         false));
     }
@@ -218,9 +226,10 @@ final class ApiSchemas {
                 .required(List.of("id"));
     }
 
-    private static Schema<?> requeueRequest() {
+    /** The ids of a requeue or a delete ({@code verb}) of dead jobs. */
+    private static Schema<?> deadIdsRequest(String verb) {
         return new ObjectSchema()
-                .description("The dead jobs to requeue; send no body to requeue every dead job of the topic")
+                .description("The dead jobs to " + verb + "; send no body to " + verb + " every dead job of the topic")
                 .addProperty(
                         "ids",
                         new ArraySchema()

@@ -23,9 +23,10 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The dead letters of a topic: jobs that used up their attempts. {@code GET /dead/{topic}} lists the oldest,
  * {@code POST /dead/{topic}/requeue} brings back all of them (no body) or those named by {@code
- * {"ids":[...]}}. Errors are mapped by {@link ApiExceptionHandler}.
+ * {"ids":[...]}}, {@code POST /dead/{topic}/delete} deletes them alike. Errors are mapped by {@link
+ * ApiExceptionHandler}.
  */
-@Tag(name = "dead jobs", description = "list and requeue the jobs that used up their attempts")
+@Tag(name = "dead jobs", description = "list, requeue and delete the jobs that used up their attempts")
 @RestController
 public class DeadLetterController {
     static final int DEFAULT_LIMIT = 100;
@@ -37,7 +38,7 @@ public class DeadLetterController {
         this.engine = engine;
     }
 
-    /** A requeue by id. */
+    /** A requeue or delete by id. */
     public record RequeueRequest(List<String> ids) {}
 
     /** The oldest {@code limit} (default 100, at most 1000) dead jobs of the topic and their total. */
@@ -85,24 +86,72 @@ public class DeadLetterController {
                     @PathVariable
                     String topic,
             HttpServletRequest request) {
-        byte[] body = RequestBodies.read(request, REQUEST_LIMIT);
-        DeadLetters.Requeue result;
-        if (new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
-            result = engine.deadLetters().requeueAll(topic);
-        } else {
-            RequeueRequest r = JsonCodec.readObject(body, RequeueRequest.class);
-            if (r.ids() == null) {
-                throw new DelayQueueException.InvalidField(
-                        "ids", "is required in a body (send no body to requeue every dead job of the topic)");
-            }
-            result = engine.deadLetters().requeue(topic, r.ids());
-        }
+        List<String> ids = idsOrAll(request, "requeue");
+        DeadLetters.Requeue result = ids == null
+                ? engine.deadLetters().requeueAll(topic)
+                : engine.deadLetters().requeue(topic, ids);
         return ApiResponse.ok(
                 result,
                 result.requeued() + " requeued"
                         + (result.notRequeued().isEmpty()
                                 ? ""
                                 : ", " + result.notRequeued().size() + " not dead jobs of " + topic));
+    }
+
+    /**
+     * Deletes dead jobs of the topic: each is {@code DELETED} in the journal before the call is answered, so no
+     * restore or requeue brings it back. Without a body, every dead job of the topic; with {@code {"ids":[...]}},
+     * those (ids that name no dead job of the topic are reported in {@code notDeleted}).
+     */
+    @Operation(
+            summary = "Delete a topic's dead jobs",
+            description = "Deletes dead jobs of the topic: each is DELETED in the journal before the call is answered"
+                    + " (no restore or requeue brings it back), then purged from Redis after delay.retention and from"
+                    + " the journal after delay.journal.retention. Without a body, every dead job of the topic; with"
+                    + " {\"ids\": [...]}, those (ids that name no dead job of the topic are listed in"
+                    + " data.notDeleted).")
+    @Answer(code = 200, when = "data is {deleted, notDeleted}")
+    @Answer(
+            code = 400,
+            when = "topic malformed, ids missing from a body, empty, blank or more than 1000, an unknown field")
+    @Answer(
+            code = 503,
+            when = "Redis or the journal is unavailable; nothing of the batch under way was deleted (the batches"
+                    + " before it were), calling again goes on")
+    @Answer(
+            code = 504,
+            when = "the journal did not answer in time: the batch under way may or may not be deleted, and is held"
+                    + " (never requeued) until a retried call or the reconciler settles it")
+    @PostMapping("/dead/{topic}/delete")
+    public ResponseEntity<ApiResponse<DeadLetters.Deletion>> delete(
+            @Parameter(description = "the topic", example = EXAMPLE_TOPIC, schema = @Schema(pattern = TOPIC_PATTERN))
+                    @PathVariable
+                    String topic,
+            HttpServletRequest request) {
+        List<String> ids = idsOrAll(request, "delete");
+        DeadLetters.Deletion result = ids == null
+                ? engine.deadLetters().deleteAll(topic)
+                : engine.deadLetters().delete(topic, ids);
+        return ApiResponse.ok(
+                result,
+                result.deleted() + " deleted"
+                        + (result.notDeleted().isEmpty()
+                                ? ""
+                                : ", " + result.notDeleted().size() + " not dead jobs of " + topic));
+    }
+
+    /** The ids of a body {@code {"ids":[...]}}, or {@code null} for no body (every dead job of the topic). */
+    private static List<String> idsOrAll(HttpServletRequest request, String verb) {
+        byte[] body = RequestBodies.read(request, REQUEST_LIMIT);
+        if (new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
+            return null;
+        }
+        RequeueRequest r = JsonCodec.readObject(body, RequeueRequest.class);
+        if (r.ids() == null) {
+            throw new DelayQueueException.InvalidField(
+                    "ids", "is required in a body (send no body to " + verb + " every dead job of the topic)");
+        }
+        return r.ids();
     }
 
     private static int parseLimit(String limit) {

@@ -56,9 +56,10 @@ public class JobController {
             + " within delay.journal.commit-timeout); data is the job's id: retrying with it is safe";
     private static final String PUSH_504 = "a commit was under way at the timeout and may still land; data is the"
             + " job's id: retry with it (200, one job either way)";
-    private static final String DELETE_ANSWERS = "Cancels a job that is still DELAY or READY. 200: DELETED is"
-            + " committed in the journal and the job is never delivered; deleting a deleted job again is 200.";
-    private static final String DELETE_409 = "the job is being delivered (RESERVED) or is final: not deleted";
+    private static final String DELETE_ANSWERS = "Cancels a job that is still DELAY or READY, or deletes a dead"
+            + " letter (DEAD). 200: DELETED is committed in the journal and the job is never delivered, restored or"
+            + " requeued; deleting a deleted job again is 200.";
+    private static final String DELETE_409 = "the job is being delivered (RESERVED) or is FINISHED: not deleted";
     private static final String DELETE_503 = "nothing changed (the journal refused, or Redis is unavailable)";
     private static final String DELETE_504 = "the journal's answer is unknown: the job is held (not delivered) until"
             + " a retried delete or the reconciler settles it";

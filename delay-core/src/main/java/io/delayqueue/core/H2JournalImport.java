@@ -2,8 +2,11 @@ package io.delayqueue.core;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.sql.Clob;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -23,6 +26,14 @@ import org.slf4j.LoggerFactory;
  * {@code delay-queue.mv.db.imported} (kept, never deleted; renamed back, it is used with the URL the log names).
  * A user upgrading with jobs pending keeps them without doing anything.
  *
+ * <p>The rename happens only once the imported rows are on disk in the database file itself, so that a power loss
+ * at any point leaves either the H2 file in place (imported again at the next start, or left alone beside a SQLite
+ * journal that has them) or the rows on disk: the commit, then a checkpoint that copies SQLite's log into the
+ * database file and truncates it ({@code PRAGMA wal_checkpoint(TRUNCATE)}, which forces the log first and the file
+ * after), then an fsync of the database file and of its folder, then the rename, then an fsync of the folder again
+ * (a rename is durable only once its folder is). Each of these steps is one call of {@link DurableSteps}, which a
+ * test replaces to see the order and to fail between two of them.
+ *
  * <p>Only into an empty SQLite journal: when it already has jobs (the service ran on SQLite meanwhile), the H2
  * file is left alone and a warning says how to keep using it. When the H2 file cannot be read (another process
  * holds it, say), the start-up fails saying so, rather than starting on an empty journal while jobs wait in the
@@ -40,6 +51,11 @@ final class H2JournalImport {
 
     /** Imports the former H2 journal beside {@code file} into {@code sqlite} when there is one; see the class. */
     static void importIfPresent(EmbeddedJournalFile file, DataSource sqlite) {
+        importIfPresent(file, sqlite, DurableSteps.ON_DISK);
+    }
+
+    /** As {@link #importIfPresent(EmbeddedJournalFile, DataSource)}, each step after the commit taken by {@code steps}. */
+    static void importIfPresent(EmbeddedJournalFile file, DataSource sqlite, DurableSteps steps) {
         Path h2 = file.formerH2File();
         if (!Files.exists(h2)) {
             return;
@@ -60,8 +76,13 @@ final class H2JournalImport {
                     DriverManager.getConnection(file.formerH2Url() + ";IFEXISTS=TRUE;ACCESS_MODE_DATA=r", "sa", "")) {
                 counts = copy(source, target);
             }
+            steps.checkpoint(target);
+            steps.force(file.file());
+            Path folder = file.file().toAbsolutePath().getParent();
+            steps.forceFolder(folder);
             Path imported = h2.resolveSibling(h2.getFileName() + IMPORTED_SUFFIX);
-            Files.move(h2, imported);
+            steps.rename(h2, imported);
+            steps.forceFolder(folder);
             log.info(
                     "imported the earlier version's H2 journal {} into {}: {} jobs, {} log rows; the H2 file is kept"
                             + " as {}",
@@ -77,7 +98,50 @@ final class H2JournalImport {
                             + " --spring.datasource.url='" + file.formerH2Url() + "' --spring.datasource.username=sa",
                     e);
         } catch (IOException e) {
-            throw new UncheckedIOException("imported " + h2 + " but could not rename it: " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "imported " + h2 + " but could not put the import on disk or rename the H2 file: " + e.getMessage()
+                            + " (the next start sees the SQLite journal's jobs and leaves the H2 file alone)",
+                    e);
+        }
+    }
+
+    /**
+     * The steps that put an import on disk before the H2 file is renamed, in the order {@link #importIfPresent} takes
+     * them. {@link #ON_DISK} takes them for real.
+     */
+    interface DurableSteps {
+        DurableSteps ON_DISK = new DurableSteps() {};
+
+        /**
+         * Copies SQLite's log into the database file and truncates it: SQLite forces the log before and the database
+         * file after. Fails when a reader kept the checkpoint from completing.
+         */
+        default void checkpoint(Connection sqlite) throws SQLException {
+            try (Statement s = sqlite.createStatement();
+                    ResultSet rs = s.executeQuery("PRAGMA wal_checkpoint(TRUNCATE)")) {
+                if (rs.next() && rs.getInt(1) != 0) {
+                    throw new SQLException("the checkpoint of the imported journal did not complete (busy)");
+                }
+            }
+        }
+
+        /** fsync of a file. */
+        default void force(Path file) throws IOException {
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                channel.force(true);
+            }
+        }
+
+        /** fsync of a folder: what makes a file's creation or rename in it durable (Linux). */
+        default void forceFolder(Path folder) throws IOException {
+            try (FileChannel channel = FileChannel.open(folder, StandardOpenOption.READ)) {
+                channel.force(true);
+            }
+        }
+
+        /** The rename of the H2 file, atomic. */
+        default void rename(Path from, Path to) throws IOException {
+            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
         }
     }
 

@@ -63,8 +63,15 @@ final class RedisDeployments {
         if (cluster.getMaxAttempts() < 1) {
             throw new IllegalArgumentException("delay.redis.cluster.max-attempts must be at least 1");
         }
+        // one call's retries (a node down, a fail-over under way) last at most the read timeout, not the timeout
+        // times the attempts (Jedis' default): a call that began while a master was down would otherwise sleep in its
+        // back-off for seconds after the cluster promoted its replica, and hold up the scanner that made it
         return new JedisCluster(
-                nodes(cluster.getNodes(), "delay.redis.cluster.nodes"), dataNodes, cluster.getMaxAttempts(), pool);
+                nodes(cluster.getNodes(), "delay.redis.cluster.nodes"),
+                dataNodes,
+                cluster.getMaxAttempts(),
+                redis.getTimeout(),
+                pool);
     }
 
     private static JedisClientConfig clientConfig(RedisProperties redis, String user, String password) {

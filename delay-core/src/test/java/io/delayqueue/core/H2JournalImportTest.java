@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.delayqueue.queue.journal.mybatis.JournalDialect;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -32,6 +34,8 @@ class H2JournalImportTest {
 
     private EmbeddedJournalFile file;
     private HikariDataSource sqlite;
+    /** Where {@link #rowsInFileAlone} copies the database file. */
+    private Path copies;
 
     @BeforeEach
     void openSqlite() {
@@ -65,6 +69,115 @@ class H2JournalImportTest {
         // started again: nothing more to import, nothing written twice
         H2JournalImport.importIfPresent(file, sqlite);
         assertThat(strings(sqlite, "SELECT COUNT(*) FROM delay_queue_job_log")).containsExactly("3");
+    }
+
+    @Test
+    void the_import_is_in_the_database_file_itself_and_on_disk_before_the_h2_file_is_renamed() throws Exception {
+        writeFormerH2Journal("job-1", "job-2");
+        List<String> steps = new ArrayList<>();
+        Path db = data.resolve("delay-queue.db");
+        Path h2 = data.resolve("delay-queue.mv.db");
+        H2JournalImport.DurableSteps recorded = new H2JournalImport.DurableSteps() {
+            @Override
+            public void checkpoint(Connection sqlite) throws SQLException {
+                steps.add("checkpoint");
+                H2JournalImport.DurableSteps.super.checkpoint(sqlite);
+            }
+
+            @Override
+            public void force(Path file) throws IOException {
+                steps.add("fsync " + data.relativize(file));
+                H2JournalImport.DurableSteps.super.force(file);
+            }
+
+            @Override
+            public void forceFolder(Path folder) throws IOException {
+                steps.add("fsync folder" + (Files.exists(h2) ? "" : " after the rename"));
+                H2JournalImport.DurableSteps.super.forceFolder(folder);
+            }
+
+            @Override
+            public void rename(Path from, Path to) throws IOException {
+                // a power loss here: what the database file alone holds is what a restart finds
+                steps.add("rename, the database file alone holding " + rowsInFileAlone(db) + " jobs");
+                H2JournalImport.DurableSteps.super.rename(from, to);
+            }
+        };
+
+        H2JournalImport.importIfPresent(file, sqlite, recorded);
+
+        assertThat(steps)
+                .containsExactly(
+                        "checkpoint",
+                        "fsync delay-queue.db",
+                        "fsync folder",
+                        "rename, the database file alone holding 2 jobs",
+                        "fsync folder after the rename");
+        assertThat(data.resolve("delay-queue.mv.db" + H2JournalImport.IMPORTED_SUFFIX))
+                .exists();
+    }
+
+    @Test
+    void after_the_import_the_database_file_alone_holds_every_row() throws Exception {
+        writeFormerH2Journal("job-1", "job-2");
+        try (HikariDataSource service = pool("synchronous=NORMAL")) {
+            H2JournalImport.importIfPresent(file, service);
+
+            assertThat(rowsInFileAlone(data.resolve("delay-queue.db")))
+                    .as("jobs in the database file without its log (what a power loss before a checkpoint keeps)")
+                    .isEqualTo(2);
+        }
+    }
+
+    @Test
+    void an_import_that_fails_before_the_rename_leaves_the_h2_file_in_place() throws Exception {
+        writeFormerH2Journal("job-1");
+        H2JournalImport.DurableSteps failing = new H2JournalImport.DurableSteps() {
+            @Override
+            public void forceFolder(Path folder) throws IOException {
+                throw new IOException("injected: the folder's fsync failed");
+            }
+        };
+
+        assertThatThrownBy(() -> H2JournalImport.importIfPresent(file, sqlite, failing))
+                .hasMessageContaining("injected");
+
+        assertThat(data.resolve("delay-queue.mv.db"))
+                .as("the H2 file, not renamed")
+                .exists();
+        assertThat(rowsInFileAlone(data.resolve("delay-queue.db")))
+                .as("the rows, checkpointed into the database file")
+                .isEqualTo(1);
+    }
+
+    /** The jobs a copy of the database file alone holds (no log beside it): what survives if the log is lost. */
+    private long rowsInFileAlone(Path db) {
+        try {
+            if (copies == null) {
+                copies = Files.createTempDirectory(data, "copy");
+            }
+            Path copy = Files.createTempDirectory(copies, "db").resolve("alone.db");
+            Files.copy(db, copy);
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + copy);
+                    Statement s = c.createStatement()) {
+                try (ResultSet table = s.executeQuery("SELECT 1 FROM sqlite_master WHERE name = 'delay_queue_job'")) {
+                    if (!table.next()) {
+                        return 0; // not even the schema is in the file yet
+                    }
+                }
+                try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM delay_queue_job")) {
+                    return rs.next() ? rs.getLong(1) : -1;
+                }
+            }
+        } catch (IOException | SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private HikariDataSource pool(String options) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl("jdbc:sqlite:" + file.file() + "?journal_mode=WAL&busy_timeout=10000&" + options);
+        return new HikariDataSource(config);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.Jobs;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.ServiceTest;
@@ -16,9 +17,7 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -75,15 +74,16 @@ class JournalBacklogFullTest {
         Api api = new Api(port);
         await("a push is answered 200")
                 .atMost(WAIT)
-                .until(() -> api.postJson("/push", job("bf-probe", 60_000)).status() == 200);
+                .until(() -> api.postJson("/push", Jobs.one("bf-probe", 60_000)).status() == 200);
         List<String> pushed = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
-            Api.Response r = api.postJson("/push", job("bf-push", 5_000));
+            Api.Response r = api.postJson("/push", Jobs.one("bf-push", 5_000));
             assertThat(r.status()).as("push before the lock: %s", r).isEqualTo(200);
             pushed.add(r.data().asText());
         }
         for (int i = 0; i < 5; i++) {
-            assertThat(api.postJson("/push", job("bf-pull", 5_000)).status()).isEqualTo(200);
+            assertThat(api.postJson("/push", Jobs.one("bf-pull", 5_000)).status())
+                    .isEqualTo(200);
         }
 
         try (Connection locker = DriverManager.getConnection(
@@ -109,7 +109,7 @@ class JournalBacklogFullTest {
                         .as("a reserve while the backlog is full: %s", reserve)
                         .isEqualTo(503);
                 assertThat(reserve.message()).contains("behind").contains("nothing was changed");
-                Api.Response push = api.postJson("/push", job("bf-push", 5_000));
+                Api.Response push = api.postJson("/push", Jobs.one("bf-push", 5_000));
                 assertThat(push.status())
                         .as("a push while the backlog is full: %s", push)
                         .isEqualTo(503);
@@ -139,13 +139,5 @@ class JournalBacklogFullTest {
         assertThat(recorder.deliveriesOf(Set.copyOf(pushed)))
                 .as("each handed over once")
                 .hasSize(pushed.size());
-    }
-
-    private static Map<String, Object> job(String topic, long delayMs) {
-        Map<String, Object> job = new LinkedHashMap<>();
-        job.put("topic", topic);
-        job.put("body", "body of a " + topic + " job");
-        job.put("delay", delayMs);
-        return job;
     }
 }

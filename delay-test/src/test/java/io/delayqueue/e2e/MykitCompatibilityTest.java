@@ -29,9 +29,10 @@ import org.springframework.test.context.DynamicPropertySource;
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             // only the restores asked for put a job back once its Redis keys are gone: not the reconciler, not the
-            // tier loader
+            // tier loader, not the replay of the journal's last minute onto a Redis that lost its data
             "delay.journal.reconcile-grace=10m",
-            "delay.tier.horizon=0"
+            "delay.tier.horizon=0",
+            "delay.scanner.replay-window=1ms"
         })
 @Import(RecordingDispatcherConfig.class)
 class MykitCompatibilityTest {

@@ -43,7 +43,9 @@ import redis.clients.jedis.Jedis;
             // the reconciler would heal the wiped Redis by itself; here only explicit restores may
             "delay.journal.reconcile-grace=10m",
             // and so would the tier loader, which reloads the horizon when Redis lost its watermark
-            "delay.tier.horizon=0"
+            "delay.tier.horizon=0",
+            // and the fail-over protocol, which replays the journal's recent past onto a Redis that lost its data
+            "delay.scanner.replay-window=1ms"
         })
 @Import(RecordingDispatcherConfig.class)
 class RestoreTest {

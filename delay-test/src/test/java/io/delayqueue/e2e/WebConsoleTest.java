@@ -14,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +53,7 @@ import org.springframework.test.context.DynamicPropertySource;
         properties = {
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.dispatch.topics." + WebConsoleTest.PULL_TOPIC + "=pull",
+            "delay.dispatch.topics." + WebConsoleTest.DEAD_TOPIC + "=pull",
             "delay.security.token=" + WebConsoleTest.TOKEN,
             // charts with data within the test: a sample every half second
             "delay.metrics.console-sample-interval=500ms"
@@ -59,6 +62,9 @@ import org.springframework.test.context.DynamicPropertySource;
 class WebConsoleTest {
     static final String TOKEN = "console-secret";
     static final String PULL_TOPIC = "console.pull";
+    /** A pull topic of the dead letters the page deletes. */
+    static final String DEAD_TOPIC = "console.dead";
+
     static final ServiceStores STORES = ServiceStores.redisAndJournal("console");
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Path SCREENSHOTS = Path.of("target", "screenshots");
@@ -251,6 +257,91 @@ class WebConsoleTest {
         assertThat(text("cluster-instances")).contains("standalone", "all");
         scrollTo("cluster-section");
         screenshot("cluster");
+    }
+
+    @Test
+    void an_operator_deletes_one_chosen_and_all_dead_letters_of_a_topic_through_the_page() {
+        // dead letters: each reserved once and left unfinished past its ttr, with one attempt allowed
+        List<String> dead = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            dead.add(push(DEAD_TOPIC, "dead letter " + i, 0, 1));
+        }
+        Set<String> reserved = new HashSet<>();
+        await("every job is reserved").atMost(WAIT).until(() -> {
+            Api.Response r = authorized().send("GET", "/get/" + DEAD_TOPIC + "?timeout=1000", null);
+            if (r.status() == 200 && !r.data().isNull()) {
+                reserved.add(r.data().path("id").asText());
+            }
+            return reserved.containsAll(dead);
+        });
+        await("every unfinished job is dead").atMost(WAIT).until(() -> dead.stream()
+                .allMatch(id -> "DEAD"
+                        .equals(new Api(port)
+                                .get("/jobs/" + id)
+                                .data()
+                                .path("status")
+                                .asText())));
+
+        // an attacker without the token deletes nothing
+        assertThat(new Api(port).post("/dead/" + DEAD_TOPIC + "/delete", null).status())
+                .isEqualTo(401);
+        assertThat(new Api(port).delete("/jobs/" + dead.get(0)).status()).isEqualTo(401);
+
+        browser.get("http://127.0.0.1:" + port + "/");
+        WebDriverWait wait = waiter();
+        wait.until(d -> topicCell(DEAD_TOPIC, 4).equals("4"));
+        browser.findElement(By.cssSelector("#topics tr[data-topic='" + DEAD_TOPIC + "'] .dead-open"))
+                .click();
+        giveTokenIfAsked(wait);
+        wait.until(d -> text("dead-total").startsWith("4 dead jobs"));
+
+        // one, from its row
+        browser.findElement(By.cssSelector(".dead-delete-one[data-id='" + dead.get(0) + "']"))
+                .click();
+        wait.until(d -> text("message-text").contains("1 deleted"));
+        wait.until(d -> text("dead-total").startsWith("3 dead jobs"));
+
+        // the ones ticked, once confirmed
+        for (String id : dead.subList(1, 3)) {
+            browser.findElement(By.cssSelector(".dead-pick[value='" + id + "']"))
+                    .click();
+        }
+        click("dead-delete-chosen");
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(d -> text("message-text").contains("2 deleted"));
+        wait.until(d -> text("dead-total").startsWith("1 dead jobs"));
+
+        // all the topic has left, once confirmed
+        click("dead-delete-all");
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(d -> text("message-text").contains("1 deleted"));
+        wait.until(d -> text("dead-total").startsWith("0 dead jobs"));
+        for (String id : dead) {
+            assertThat(new Api(port).get("/jobs/" + id).data().path("status").asText())
+                    .as(id)
+                    .isEqualTo("DELETED");
+            assertThat(STORES.journal().queryStrings("SELECT status FROM delay_queue_job WHERE id = '" + id + "'"))
+                    .as("%s in the journal", id)
+                    .containsExactly("DELETED");
+        }
+        wait.until(d -> topicCell(DEAD_TOPIC, 4).equals("0") || !topicListed(DEAD_TOPIC));
+        // the tab forgets the token, so that a test after this one is asked for it as a new visitor is
+        ((JavascriptExecutor) browser).executeScript("sessionStorage.clear()");
+    }
+
+    /** The page asks for the token at the first call that needs it, unless an earlier test of this tab gave it. */
+    private static void giveTokenIfAsked(WebDriverWait wait) {
+        wait.until(d -> d.findElement(By.id("token-dialog")).isDisplayed()
+                || !text("dead-total").isEmpty());
+        if (browser.findElement(By.id("token-dialog")).isDisplayed()) {
+            fill("token-input", TOKEN);
+            click("token-save");
+        }
+    }
+
+    private static boolean topicListed(String topic) {
+        return !browser.findElements(By.cssSelector("#topics tr[data-topic='" + topic + "']"))
+                .isEmpty();
     }
 
     @Test

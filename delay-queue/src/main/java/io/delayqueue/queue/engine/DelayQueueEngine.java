@@ -139,6 +139,17 @@ public final class DelayQueueEngine implements AutoCloseable {
     }
 
     /**
+     * One pass of dead-letter retention by hand (a started engine runs one every {@link
+     * io.delayqueue.queue.journal.JournalSettings#purgeInterval()} when {@code delay.dead.retention} is set): dead
+     * letters of the shards this instance owns whose last delivery was due more than the retention ago are deleted.
+     *
+     * @return dead letters deleted
+     */
+    public long purgeDeadLettersNow() {
+        return parts.journalTimers.purgeDeadLettersNow(() -> state.get() != State.CLOSED);
+    }
+
+    /**
      * One tier-loader pass by hand over the owned shards: far jobs now within the horizon are loaded from the
      * journal (a started engine does this itself). For tests with a manual clock.
      *

@@ -3,6 +3,7 @@ package io.delayqueue.queue.engine;
 import static io.delayqueue.queue.SettingChecks.require;
 import static io.delayqueue.queue.SettingChecks.requireBetween;
 
+import io.delayqueue.queue.engine.handover.DeadLetterSettings;
 import io.delayqueue.queue.engine.handover.DispatchSettings;
 import io.delayqueue.queue.engine.handover.PullSettings;
 import io.delayqueue.queue.engine.handover.RetrySettings;
@@ -35,7 +36,8 @@ public record EngineConfig(
         DispatchSettings dispatch,
         RetrySettings retry,
         JournalSettings journal,
-        TierSettings tier) {
+        TierSettings tier,
+        DeadLetterSettings dead) {
 
     public static final int DEFAULT_SHARDS = 8;
     public static final String DEFAULT_REDIS_PREFIX = "dq";
@@ -51,7 +53,8 @@ public record EngineConfig(
             DispatchSettings.DEFAULTS,
             RetrySettings.DEFAULTS,
             JournalSettings.DEFAULTS,
-            TierSettings.DEFAULTS);
+            TierSettings.DEFAULTS,
+            DeadLetterSettings.DEFAULTS);
 
     public EngineConfig {
         requireBetween(shards, 1, 1024, "delay.shards");
@@ -64,7 +67,8 @@ public record EngineConfig(
                         && dispatch != null
                         && retry != null
                         && journal != null
-                        && tier != null,
+                        && tier != null
+                        && dead != null,
                 "every settings group must be given");
         require(
                 dispatch.maxInFlight() >= scanner.batchSize(),
@@ -87,49 +91,134 @@ public record EngineConfig(
     }
 
     public EngineConfig withShards(int v) {
-        return new EngineConfig(v, redisPrefix, retention, scanner, pull, limits, dispatch, retry, journal, tier);
+        return new EngineConfig(v, redisPrefix, retention, scanner, pull, limits, dispatch, retry, journal, tier, dead);
     }
 
     public EngineConfig withRedisPrefix(String v) {
-        return new EngineConfig(shards, v, retention, scanner, pull, limits, dispatch, retry, journal, tier);
+        return new EngineConfig(shards, v, retention, scanner, pull, limits, dispatch, retry, journal, tier, dead);
     }
 
     public EngineConfig withRetention(Duration v) {
-        return new EngineConfig(shards, redisPrefix, v, scanner, pull, limits, dispatch, retry, journal, tier);
+        return new EngineConfig(shards, redisPrefix, v, scanner, pull, limits, dispatch, retry, journal, tier, dead);
     }
 
     public EngineConfig withScanner(UnaryOperator<ScannerSettings> change) {
         return new EngineConfig(
-                shards, redisPrefix, retention, change.apply(scanner), pull, limits, dispatch, retry, journal, tier);
+                shards,
+                redisPrefix,
+                retention,
+                change.apply(scanner),
+                pull,
+                limits,
+                dispatch,
+                retry,
+                journal,
+                tier,
+                dead);
     }
 
     public EngineConfig withPull(UnaryOperator<PullSettings> change) {
         return new EngineConfig(
-                shards, redisPrefix, retention, scanner, change.apply(pull), limits, dispatch, retry, journal, tier);
+                shards,
+                redisPrefix,
+                retention,
+                scanner,
+                change.apply(pull),
+                limits,
+                dispatch,
+                retry,
+                journal,
+                tier,
+                dead);
     }
 
     public EngineConfig withLimits(UnaryOperator<LimitSettings> change) {
         return new EngineConfig(
-                shards, redisPrefix, retention, scanner, pull, change.apply(limits), dispatch, retry, journal, tier);
+                shards,
+                redisPrefix,
+                retention,
+                scanner,
+                pull,
+                change.apply(limits),
+                dispatch,
+                retry,
+                journal,
+                tier,
+                dead);
     }
 
     public EngineConfig withDispatch(UnaryOperator<DispatchSettings> change) {
         return new EngineConfig(
-                shards, redisPrefix, retention, scanner, pull, limits, change.apply(dispatch), retry, journal, tier);
+                shards,
+                redisPrefix,
+                retention,
+                scanner,
+                pull,
+                limits,
+                change.apply(dispatch),
+                retry,
+                journal,
+                tier,
+                dead);
     }
 
     public EngineConfig withRetry(UnaryOperator<RetrySettings> change) {
         return new EngineConfig(
-                shards, redisPrefix, retention, scanner, pull, limits, dispatch, change.apply(retry), journal, tier);
+                shards,
+                redisPrefix,
+                retention,
+                scanner,
+                pull,
+                limits,
+                dispatch,
+                change.apply(retry),
+                journal,
+                tier,
+                dead);
     }
 
     public EngineConfig withJournal(UnaryOperator<JournalSettings> change) {
         return new EngineConfig(
-                shards, redisPrefix, retention, scanner, pull, limits, dispatch, retry, change.apply(journal), tier);
+                shards,
+                redisPrefix,
+                retention,
+                scanner,
+                pull,
+                limits,
+                dispatch,
+                retry,
+                change.apply(journal),
+                tier,
+                dead);
+    }
+
+    public EngineConfig withDead(UnaryOperator<DeadLetterSettings> change) {
+        return new EngineConfig(
+                shards,
+                redisPrefix,
+                retention,
+                scanner,
+                pull,
+                limits,
+                dispatch,
+                retry,
+                journal,
+                tier,
+                change.apply(dead));
     }
 
     public EngineConfig withTier(UnaryOperator<TierSettings> change) {
         return new EngineConfig(
-                shards, redisPrefix, retention, scanner, pull, limits, dispatch, retry, journal, change.apply(tier));
+                shards,
+                redisPrefix,
+                retention,
+                scanner,
+                pull,
+                limits,
+                dispatch,
+                retry,
+                journal,
+                change.apply(tier),
+                dead);
     }
 }

@@ -7,6 +7,7 @@ import io.delayqueue.queue.coordination.WakeUpChannel;
 import io.delayqueue.queue.dispatch.Dispatcher;
 import io.delayqueue.queue.engine.delete.DeleteProtocol;
 import io.delayqueue.queue.engine.delete.Maintenance;
+import io.delayqueue.queue.engine.failover.FailoverProtocol;
 import io.delayqueue.queue.engine.handover.DeadLetters;
 import io.delayqueue.queue.engine.handover.DispatchPipeline;
 import io.delayqueue.queue.engine.handover.DueJobMover;
@@ -18,6 +19,7 @@ import io.delayqueue.queue.engine.push.JobFactory;
 import io.delayqueue.queue.engine.push.PushPath;
 import io.delayqueue.queue.engine.restore.JournalRestorer;
 import io.delayqueue.queue.engine.restore.Reconciler;
+import io.delayqueue.queue.engine.retention.DeadLetterPurger;
 import io.delayqueue.queue.engine.retention.JournalPurger;
 import io.delayqueue.queue.engine.tier.TierLoader;
 import io.delayqueue.queue.engine.tier.TierProtocol;
@@ -73,6 +75,9 @@ final class EngineParts {
     final DeleteProtocol deletes;
 
     final JournalRestorer restorer;
+    /** Makes a new Redis master agree with the journal before its shards are scanned. */
+    final FailoverProtocol failover;
+
     final StatsCollector stats;
     final ConsoleQueries console;
     final JournalTimers journalTimers;
@@ -140,7 +145,6 @@ final class EngineParts {
                 new CurrentListener(),
                 lateness,
                 this::capacityFreed);
-        this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled);
         this.pullPath = new PullPath(config, store, journal, clock, pipeline, routes);
         this.pullWaiters =
                 new PullWaiters(pullPath::tryReserve, config.pull().recheck().toMillis());
@@ -165,7 +169,8 @@ final class EngineParts {
                 pipeline,
                 pullWaiters,
                 lateness,
-                () -> listener);
+                () -> listener,
+                this::agreeNewMaster);
         // far jobs are journaled only: that needs a push answered once its row is committed (the admit after the
         // commit is what closes the race with the loader), so only the sync journal tiers
         TierProtocol tiers = config.tier().horizon().isZero() || journal.mode() != JournalMode.SYNC
@@ -194,6 +199,7 @@ final class EngineParts {
                     onScheduled(job);
                 },
                 tierLoader);
+        this.failover = new FailoverProtocol(config, journal, store, coordinator, restorer, routes, tierLoader, clock);
         this.pushPath =
                 new PushPath(config, store, journal, clock, jobFactory, tiers, () -> listener, this::onScheduled);
         Consumer<List<Job>> readmit = tiers == null ? jobs -> {} : tiers::readmit;
@@ -209,7 +215,10 @@ final class EngineParts {
                 config.journal().pageSize(),
                 config.shards(),
                 deletes);
-        this.journalTimers = new JournalTimers(config, journal, reconciler, purger);
+        this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled, deletes);
+        DeadLetterPurger deadPurger = new DeadLetterPurger(
+                store, deadLetters, coordinator, clock, config.dead().retention());
+        this.journalTimers = new JournalTimers(config, journal, reconciler, purger, deadPurger);
         this.maintenance = new Maintenance(config, store, journal, clock, deletes);
         this.stats = new StatsCollector(
                 config, store, journal, coordinator, clock, tierLoader, pipeline, pullWaiters, lateness);
@@ -221,6 +230,11 @@ final class EngineParts {
                 clock,
                 tierLoader,
                 shard -> mover.fences() instanceof ShardFences f ? f.currentEpoch(shard) : null);
+    }
+
+    /** The fail-over protocol's step for a scanner that found its shard on a new Redis master. */
+    private void agreeNewMaster(int shard) {
+        failover.agree(shard);
     }
 
     /** The listener set now. */

@@ -1,6 +1,7 @@
 package io.delayqueue.queue.engine;
 
 import io.delayqueue.queue.engine.restore.Reconciler;
+import io.delayqueue.queue.engine.retention.DeadLetterPurger;
 import io.delayqueue.queue.engine.retention.JournalPurger;
 import io.delayqueue.queue.engine.retention.PurgeReport;
 import io.delayqueue.queue.journal.Journal;
@@ -17,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * retention's ({@link JournalPurger}), every purge interval when a retention is set; neither runs without a
  * journal. Each has a single daemon thread of its own ({@code delay-reconciler}, {@code delay-journal-purge}), so a
  * long purge never holds back the healing of Redis; a pass that fails is logged and the next one runs as planned.
- * {@link #reconcileNow()} and {@link #purgeJournalNow} run one pass on the caller's thread.
+ * {@link #reconcileNow()} and {@link #purgeJournalNow} run one pass on the caller's thread. Dead-letter retention
+ * ({@link DeadLetterPurger}) runs every purge interval too, when it is set, on a thread of its own ({@code
+ * delay-dead-purge}), with or without a journal; {@link #purgeDeadLettersNow} runs one pass by hand.
  */
 final class JournalTimers {
     private static final Logger log = LoggerFactory.getLogger(JournalTimers.class);
@@ -26,14 +29,22 @@ final class JournalTimers {
     private final Journal journal;
     private final Reconciler reconciler;
     private final JournalPurger purger;
+    private final DeadLetterPurger deadPurger;
     private ScheduledExecutorService reconcileTimer;
     private ScheduledExecutorService purgeTimer;
+    private ScheduledExecutorService deadPurgeTimer;
 
-    JournalTimers(EngineConfig config, Journal journal, Reconciler reconciler, JournalPurger purger) {
+    JournalTimers(
+            EngineConfig config,
+            Journal journal,
+            Reconciler reconciler,
+            JournalPurger purger,
+            DeadLetterPurger deadPurger) {
         this.config = config;
         this.journal = journal;
         this.reconciler = reconciler;
         this.purger = purger;
+        this.deadPurger = deadPurger;
     }
 
     /**
@@ -42,25 +53,28 @@ final class JournalTimers {
      * @param running whether the engine still runs: a purge pass stops between batches once it does not
      */
     void start(BooleanSupplier running) {
+        long purgeEvery = config.journal().purgeInterval().toMillis();
+        if (deadPurger.enabled()) {
+            deadPurgeTimer = every("delay-dead-purge", purgeEvery, () -> purgeDeadLettersQuietly(running));
+        }
         if (journal.mode() != JournalMode.OFF) {
-            reconcileTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "delay-reconciler");
-                t.setDaemon(true);
-                return t;
-            });
-            long every = config.journal().reconcileInterval().toMillis();
-            reconcileTimer.scheduleWithFixedDelay(this::reconcileQuietly, every, every, TimeUnit.MILLISECONDS);
+            reconcileTimer = every(
+                    "delay-reconciler", config.journal().reconcileInterval().toMillis(), this::reconcileQuietly);
             if (purger.enabled()) {
-                purgeTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, "delay-journal-purge");
-                    t.setDaemon(true);
-                    return t;
-                });
-                long purgeEvery = config.journal().purgeInterval().toMillis();
-                purgeTimer.scheduleWithFixedDelay(
-                        () -> purgeJournalQuietly(running), purgeEvery, purgeEvery, TimeUnit.MILLISECONDS);
+                purgeTimer = every("delay-journal-purge", purgeEvery, () -> purgeJournalQuietly(running));
             }
         }
+    }
+
+    /** A daemon thread named {@code name} that runs {@code pass} every {@code everyMs}, the first after one wait. */
+    private static ScheduledExecutorService every(String name, long everyMs, Runnable pass) {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleWithFixedDelay(pass, everyMs, everyMs, TimeUnit.MILLISECONDS);
+        return timer;
     }
 
     /** Stops the timers; a purge batch under way is left to commit (for a few seconds at most). */
@@ -68,12 +82,15 @@ final class JournalTimers {
         if (reconcileTimer != null) {
             reconcileTimer.shutdownNow();
         }
-        if (purgeTimer != null) {
-            // interrupts a pause; a batch under way is one short transaction: let it commit before the journal's
-            // connections close
-            purgeTimer.shutdownNow();
+        for (ScheduledExecutorService timer : java.util.Arrays.asList(purgeTimer, deadPurgeTimer)) {
+            if (timer == null) {
+                continue;
+            }
+            // interrupts a pause; a batch under way (one short purge transaction, or one batch of dead-letter deletes)
+            // is let commit or undo before the journal's connections close
+            timer.shutdownNow();
             try {
-                purgeTimer.awaitTermination(5, TimeUnit.SECONDS);
+                timer.awaitTermination(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -86,6 +103,19 @@ final class JournalTimers {
         } catch (RuntimeException e) {
             log.warn("journal retention pass failed: {}", e.toString());
         }
+    }
+
+    private void purgeDeadLettersQuietly(BooleanSupplier running) {
+        try {
+            deadPurger.purgeOnce(running);
+        } catch (RuntimeException e) {
+            log.warn("dead-letter retention pass failed: {}", e.toString());
+        }
+    }
+
+    /** One pass of dead-letter retention; it stops between topics once {@code open} is false. */
+    long purgeDeadLettersNow(BooleanSupplier open) {
+        return deadPurger.purgeOnce(open);
     }
 
     /** One pass of journal retention; it stops between batches once {@code open} is false. */

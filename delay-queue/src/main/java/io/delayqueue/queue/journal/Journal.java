@@ -4,6 +4,7 @@ import io.delayqueue.common.Job;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The durable record of jobs and their transitions, from which the queue is restored after Redis is lost.
@@ -86,6 +87,15 @@ public interface Journal extends PushJournal, TransitionJournal, JournalLookups,
      */
     default long lagMillis() {
         return 0;
+    }
+
+    /**
+     * Why the journal cannot keep its commits now, while the service runs (the embedded journal's database or log
+     * file deleted or replaced under it, an fsync of its log failed), or empty when it can: pushes are refused
+     * meanwhile, and the service's health is down.
+     */
+    default Optional<String> unsound() {
+        return Optional.empty();
     }
 
     @Override

@@ -21,6 +21,15 @@ public interface JournalLookups {
      */
     List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit);
 
+    /**
+     * Jobs in {@code status} whose last transition was journaled at or after {@code since}, ordered by (update time,
+     * id), strictly after {@code after} (a cursor of {@link JobChange#cursor()}): one page of the fail-over
+     * protocol's replay over the {@code (status, update_time)} index. A journal that keeps nothing has none.
+     */
+    default List<JobChange> changedSince(JobStatus status, long since, JobCursor after, int limit) {
+        return List.of();
+    }
+
     /** One page of the console's job browser (see {@link JobQuery}); a journal that keeps nothing has none. */
     default List<Job> browse(JobQuery query) {
         return List.of();

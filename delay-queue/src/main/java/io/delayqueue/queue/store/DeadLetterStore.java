@@ -14,6 +14,15 @@ public interface DeadLetterStore {
     /** The oldest (by last due time) {@code limit} dead jobs of {@code topic} in one shard. */
     List<Job> listDead(String topic, int shard, int limit);
 
+    /**
+     * Up to {@code limit} ids of dead jobs of {@code topic} in one shard whose last due time is before {@code before},
+     * oldest first (dead letters past their retention).
+     */
+    List<String> deadBefore(String topic, int shard, long before, int limit);
+
+    /** The topics that have jobs (not final) in one shard: each topic with dead jobs there is among them. */
+    List<String> topics(int shard);
+
     /** How many dead jobs {@code topic} has in one shard. */
     long countDead(String topic, int shard);
 

@@ -22,6 +22,18 @@ public interface DeleteStore extends StoreReads {
     Outcome beginDelete(String id, long now, Job tombstone);
 
     /**
+     * Begins to delete {@code DEAD} jobs of one shard, as {@link #beginDelete} begins a delete: each is {@code
+     * DELETED} at once and out of its topic's dead set, pending until {@link #confirmDeletes} or {@link #undoDeletes}
+     * (which puts it back into its dead set). A job pending deletion already is held once more, as by {@link
+     * #beginDelete}.
+     *
+     * @param topic the topic the jobs must be dead jobs of; {@code null}: any topic
+     * @return outcomes in the order of {@code ids}: {@link Outcome.Result#CONFLICT} with the job's status for one that
+     *     is not a dead job (of the topic: {@code DEAD} for a dead job of another topic)
+     */
+    List<Outcome> beginDeadDeletes(String topic, int shard, List<String> ids, long now);
+
+    /**
      * The journal committed these pending deletes of one shard: they are final.
      *
      * @return the topic of each delete that was pending (and is confirmed now), one entry per job

@@ -12,10 +12,18 @@ package io.delayqueue.queue.store;
  * <p>Its calls are grouped by role, and each part of the engine holds only the role it uses, so a reader sees
  * which calls a path makes: {@link PushStore} (the push path), {@link HandOverStore} (moving due jobs, pull
  * reservations, acknowledgements, retries), {@link DeleteStore} (deletes and {@code clearAll}), {@link TierStore}
- * (far jobs loaded from the journal), {@link DeadLetterStore} and {@link StoreReads} (look-ups and stats).
+ * (far jobs loaded from the journal), {@link FailoverStore} (a new Redis master made to agree with the journal),
+ * {@link DeadLetterStore} and {@link StoreReads} (look-ups and stats).
  */
 public interface JobStore
-        extends PushStore, HandOverStore, DeleteStore, DeadLetterStore, StoreReads, TierStore, AutoCloseable {
+        extends PushStore,
+                HandOverStore,
+                DeleteStore,
+                DeadLetterStore,
+                StoreReads,
+                TierStore,
+                FailoverStore,
+                AutoCloseable {
 
     /** Number of shards; a job's shard is {@link io.delayqueue.common.JobIds#shardOf}. */
     int shards();

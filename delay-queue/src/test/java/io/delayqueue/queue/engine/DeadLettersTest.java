@@ -8,6 +8,7 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
+import io.delayqueue.queue.engine.handover.DeadLetterSettings;
 import io.delayqueue.queue.engine.handover.DeadLetters;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.testing.ManualClock;
@@ -30,13 +31,14 @@ class DeadLettersTest {
     private ManualClock clock;
     private RecordingDispatcher dispatcher;
     private DelayQueueEngine engine;
+    private EngineConfig config;
 
     @BeforeEach
     void setUp() {
         redis = new RedisFixture();
         clock = new ManualClock(T0);
         dispatcher = new RecordingDispatcher("rec");
-        EngineConfig config = EngineConfig.DEFAULTS
+        config = EngineConfig.DEFAULTS
                 .withShards(4)
                 .withRedisPrefix(redis.prefix())
                 .withDispatch(d -> d.withDefaultDispatcher("rec"))
@@ -130,6 +132,53 @@ class DeadLettersTest {
         assertThat(engine.deadLetters().list(TOPIC, 10).jobs())
                 .extracting(Job::id)
                 .containsExactly(ids.get(1));
+    }
+
+    @Test
+    void deleting_by_id_and_all_takes_dead_letters_out_for_good_and_names_ids_that_are_not_dead_jobs_of_the_topic() {
+        List<String> ids = killed(TOPIC, 4);
+        List<String> other = killed("other", 1);
+
+        engine.delete(ids.get(0));
+        DeadLetters.Deletion chosen =
+                engine.deadLetters().delete(TOPIC, List.of(ids.get(1), ids.get(0), other.get(0), "3-nope"));
+
+        assertThat(chosen.deleted()).isEqualTo(1);
+        assertThat(chosen.notDeleted())
+                .isEqualTo(Map.of(ids.get(0), "DELETED", other.get(0), "DEAD in another topic", "3-nope", "NOT_FOUND"));
+        assertThat(engine.deadLetters().deleteAll(TOPIC).deleted()).isEqualTo(2);
+        assertThat(ids).allSatisfy(id -> assertThat(engine.get(id).status()).isEqualTo(JobStatus.DELETED));
+        assertThat(engine.deadLetters().count(TOPIC)).isZero();
+        assertThat(engine.deadLetters().requeueAll(TOPIC).requeued()).isZero();
+        assertThat(engine.get(other.get(0)).status()).isEqualTo(JobStatus.DEAD);
+    }
+
+    @Test
+    void dead_letters_past_their_retention_are_deleted_and_younger_ones_stay() {
+        List<String> old = killed(TOPIC, 3);
+        clock.advance(Duration.ofHours(2).toMillis());
+        List<String> young = killed(TOPIC, 2);
+        assertThat(engine.purgeDeadLettersNow()).as("kept by default").isZero();
+
+        DelayQueueEngine retaining = new DelayQueueEngine(
+                config.withDead(d -> new DeadLetterSettings(Duration.ofHours(1))),
+                redis.store(config.shards(), config.retention()),
+                List.of(dispatcher),
+                new StandaloneCoordinator(),
+                Journal.NONE,
+                clock);
+        try {
+            assertThat(retaining.purgeDeadLettersNow()).isEqualTo(3);
+            assertThat(retaining.purgeDeadLettersNow()).isZero();
+        } finally {
+            retaining.close();
+        }
+
+        assertThat(old).allSatisfy(id -> assertThat(engine.get(id).status()).isEqualTo(JobStatus.DELETED));
+        assertThat(young).allSatisfy(id -> assertThat(engine.get(id).status()).isEqualTo(JobStatus.DEAD));
+        assertThat(engine.deadLetters().list(TOPIC, 10).jobs())
+                .extracting(Job::id)
+                .containsExactlyElementsOf(young);
     }
 
     @Test

@@ -290,6 +290,7 @@ class DelayQueueEngineStateMachineTest {
     void push_job_whose_dispatch_never_confirms_is_dispatched_again_after_the_dispatch_timeout() {
         String id = push(PUSH_TOPIC, 0);
         // a scanner moved the job for dispatch and then died: the send never completed
+        RedisFixture.agreed(store);
         long timeout = engine.config().dispatch().timeout().toMillis();
         var moved =
                 store.moveDue(shardOf(id), clock.millis(), 10, new TopicRoutes("rec", Map.of()).dueRouting(), timeout);

@@ -12,9 +12,8 @@ import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -30,6 +29,8 @@ import org.junit.jupiter.api.Test;
  */
 class FailoverLostDeleteTest {
     private static final long T0 = 1_700_000_000_000L;
+    /** Jobs per page of the reconciler's reads. */
+    private static final int PAGE = 10;
 
     private RedisFixture redis;
     private JournalDatabase db;
@@ -43,15 +44,18 @@ class FailoverLostDeleteTest {
         redis = new RedisFixture();
         db = JournalDatabase.mariaDb();
         journal = db.journal(
-                JournalSettings.DEFAULTS.withWriter(
-                        JournalMode.SYNC, Duration.ofMillis(20), 10_000, Duration.ofSeconds(30), 1_000_000, 2),
+                JournalSettings.DEFAULTS
+                        .withWriter(
+                                JournalMode.SYNC, Duration.ofMillis(20), 10_000, Duration.ofSeconds(30), 1_000_000, 2)
+                        .withReconcile(Duration.ofSeconds(5), Duration.ofSeconds(30), PAGE),
                 2,
                 clock);
         EngineConfig config = EngineConfig.DEFAULTS
                 .withShards(2)
                 .withRedisPrefix(redis.prefix())
                 .withDispatch(d -> d.withDefaultDispatcher("rec"))
-                .withScanner(s -> s.withLead(Duration.ZERO));
+                .withScanner(s -> s.withLead(Duration.ZERO))
+                .withJournal(j -> j.withReconcile(Duration.ofSeconds(5), Duration.ofSeconds(30), PAGE));
         engine = new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),
@@ -77,11 +81,11 @@ class FailoverLostDeleteTest {
         String deleted = engine.push(PushRequest.of("orders", "deleted, then lost", 60_000))
                 .id();
         String kept = engine.push(PushRequest.of("orders", "kept", 60_000)).id();
-        Map<byte[], byte[]> replica = snapshot();
+        Map<byte[], byte[]> replica = redis.dumpAll();
 
         engine.delete(deleted);
         assertThat(journal.find(deleted).orElseThrow().status()).isEqualTo(JobStatus.DELETED);
-        promote(replica);
+        redis.restoreDumps(replica);
         assertThat(engine.get(deleted).status())
                 .as("the promoted replica lacks the delete")
                 .isEqualTo(JobStatus.DELAY);
@@ -97,19 +101,28 @@ class FailoverLostDeleteTest {
         assertThat(rec.ids()).as("delivered after the fail-over").containsExactly(kept);
     }
 
-    /** Every key of the queue, dumped. */
-    private Map<byte[], byte[]> snapshot() {
-        Map<byte[], byte[]> dumps = new LinkedHashMap<>();
-        for (String key : redis.allKeys()) {
-            byte[] name = key.getBytes(StandardCharsets.UTF_8);
-            dumps.put(name, redis.redis().dump(name));
+    @Test
+    void each_reconciler_pass_checks_the_soonest_deleted_jobs_first_whatever_its_walk_through_later_ones() {
+        List<String> later = new ArrayList<>();
+        for (int i = 0; i < 3 * PAGE; i++) {
+            later.add(engine.push(PushRequest.of("orders", "later " + i, 3_600_000))
+                    .id());
         }
-        return dumps;
-    }
+        later.forEach(engine::delete);
+        engine.reconcileNow(); // the walk through the DELETED rows is now among the later ones
+        String soon = engine.push(PushRequest.of("orders", "due soon", 10_000)).id();
+        engine.runDueJobs();
+        Map<byte[], byte[]> replica = redis.dumpAll();
+        engine.delete(soon);
+        redis.restoreDumps(replica);
+        assertThat(engine.get(soon).status())
+                .as("the promoted replica lacks the delete")
+                .isEqualTo(JobStatus.DELAY);
 
-    /** The queue's keys become exactly those of the snapshot, as on a replica promoted before it got the rest. */
-    private void promote(Map<byte[], byte[]> snapshot) {
-        redis.deleteAllKeys();
-        snapshot.forEach((key, dump) -> redis.redis().restore(key, 0, dump));
+        engine.reconcileNow();
+
+        assertThat(engine.get(soon).status())
+                .as("the job due soonest, deleted in the journal, after one pass")
+                .isEqualTo(JobStatus.DELETED);
     }
 }

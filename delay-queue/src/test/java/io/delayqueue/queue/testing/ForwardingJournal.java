@@ -2,6 +2,7 @@ package io.delayqueue.queue.testing;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobChange;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalEntry;
@@ -76,6 +77,11 @@ public class ForwardingJournal implements Journal {
     }
 
     @Override
+    public List<JobChange> changedSince(JobStatus status, long since, JobCursor after, int limit) {
+        return delegate.changedSince(status, since, after, limit);
+    }
+
+    @Override
     public List<JobCursor> delayedKeysOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
         return delegate.delayedKeysOfShard(shard, after, dueAtMost, limit);
     }
@@ -96,8 +102,13 @@ public class ForwardingJournal implements Journal {
     }
 
     @Override
-    public void requireRoom() {
-        delegate.requireRoom();
+    public Room takeRoom(int transitions) {
+        return delegate.takeRoom(transitions);
+    }
+
+    @Override
+    public java.util.Optional<String> unsound() {
+        return delegate.unsound();
     }
 
     @Override

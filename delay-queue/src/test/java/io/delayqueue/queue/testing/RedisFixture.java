@@ -1,10 +1,14 @@
 package io.delayqueue.queue.testing;
 
+import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.redis.RedisJobStore;
 import io.delayqueue.queue.store.redis.RedisKeys;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.commands.KeyCommands;
@@ -71,6 +75,44 @@ public final class RedisFixture implements AutoCloseable {
     /** A store on this prefix that leaves the connection pool open (the fixture closes it). */
     public RedisJobStore store(int shards, Duration retention) {
         return new RedisJobStore(redis, prefix, shards, retention, false);
+    }
+
+    /**
+     * {@link #store}, its shards marked as agreeing with the journal ({@link #agreed}), so that a test may move and
+     * reserve jobs through the store alone.
+     */
+    public RedisJobStore agreedStore(int shards, Duration retention) {
+        return agreed(store(shards, retention));
+    }
+
+    /**
+     * {@code store} with every shard's Redis master marked as replayed onto, as an engine's first move does on a new
+     * master (the fail-over protocol), for tests that move and reserve jobs through a store without an engine.
+     */
+    public static <S extends JobStore> S agreed(S store) {
+        for (int shard = 0; shard < store.shards(); shard++) {
+            store.markReplayed(shard, store.masterState(shard).masterId());
+        }
+        return store;
+    }
+
+    /** Every key of the prefix, dumped ({@code DUMP}): what {@link #restoreDumps} puts back. */
+    public Map<byte[], byte[]> dumpAll() {
+        Map<byte[], byte[]> dumps = new LinkedHashMap<>();
+        for (String key : allKeys()) {
+            byte[] name = key.getBytes(StandardCharsets.UTF_8);
+            dumps.put(name, redis.dump(name));
+        }
+        return dumps;
+    }
+
+    /**
+     * The prefix's keys become exactly those of {@code dumps}, as on a replica promoted before it took the writes made
+     * since they were dumped.
+     */
+    public void restoreDumps(Map<byte[], byte[]> dumps) {
+        deleteAllKeys();
+        dumps.forEach((key, dump) -> redis.restore(key, 0, dump));
     }
 
     /** Every key of the prefix, found with SCAN. */

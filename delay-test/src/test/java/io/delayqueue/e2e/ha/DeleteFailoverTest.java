@@ -12,7 +12,6 @@ import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.StaticResources;
 import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.store.redis.RedisKeys;
-import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -64,11 +63,7 @@ class DeleteFailoverTest {
         sentinel = new RedisSentinelFixture();
         registry.add("delay.redis.sentinel.master", () -> RedisSentinelFixture.MASTER_NAME);
         registry.add("delay.redis.sentinel.nodes", sentinel::sentinelNodes);
-        registry.add("delay.redis.prefix", STORES::prefix);
-        registry.add("spring.datasource.url", () -> STORES.journal().jdbcUrl());
-        registry.add("spring.datasource.username", () -> JournalDatabase.MARIADB_USER);
-        registry.add("spring.datasource.password", () -> JournalDatabase.MARIADB_PASSWORD);
-        registry.add("delay.journal.mode", () -> "sync");
+        STORES.registerOnOtherRedis(registry);
     }
 
     @LocalServerPort

@@ -12,6 +12,15 @@ public final class Jobs {
 
     private Jobs() {}
 
+    /** One job's push body: {@code topic}, a body naming it, due {@code delayMs} from now. */
+    public static Map<String, Object> one(String topic, long delayMs) {
+        Map<String, Object> job = new LinkedHashMap<>();
+        job.put("topic", topic);
+        job.put("body", "body of a " + topic + " job");
+        job.put("delay", delayMs);
+        return job;
+    }
+
     /**
      * Pushes {@code count} jobs of {@code topic}, job {@code i} due at {@code executeAt.applyAsLong(i)}, in
      * batches sent to the instances in turn; returns the ids in order.

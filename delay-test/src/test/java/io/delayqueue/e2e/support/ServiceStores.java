@@ -62,6 +62,12 @@ public final class ServiceStores implements AutoCloseable {
         return journal;
     }
 
+    /** A job's status in the journal database ({@code delay_queue_job}), or null when the journal has no row of it. */
+    public String journalStatus(String id) {
+        List<String> rows = journal().queryStrings("SELECT status FROM delay_queue_job WHERE id = '" + id + "'");
+        return rows.isEmpty() ? null : rows.get(0);
+    }
+
     /** The properties that point a service at these stores. */
     public Map<String, String> properties() {
         Map<String, String> properties = new LinkedHashMap<>();
@@ -79,6 +85,18 @@ public final class ServiceStores implements AutoCloseable {
     /** Points the Spring application under test at these stores. */
     public void register(DynamicPropertyRegistry registry) {
         properties().forEach((name, value) -> registry.add(name, () -> value));
+    }
+
+    /**
+     * Points the Spring application under test at this prefix and journal, on a Redis deployment it is given otherwise
+     * (Sentinel, Cluster): {@link #properties()} but the Redis address.
+     */
+    public void registerOnOtherRedis(DynamicPropertyRegistry registry) {
+        properties().forEach((name, value) -> {
+            if (!name.equals("delay.redis.uri")) {
+                registry.add(name, () -> value);
+            }
+        });
     }
 
     /** {@link #properties()} as the command-line arguments of a service JVM. */

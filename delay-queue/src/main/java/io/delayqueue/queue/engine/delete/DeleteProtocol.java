@@ -46,6 +46,9 @@ import org.slf4j.LoggerFactory;
  * DELAY|READY     live            begin                       pending(1) / live         (commit)
  * pending(n)      live            begin                       pending(n+1) / live       (commit)
  * (absent)        DELAY|READY     begin                       tombstone pending(1)      (commit)
+ * DEAD            DEAD            begin (delete_dead.lua)     pending(1), out of the    (commit)
+ *                                                             dead set / live
+ * (absent)        DEAD            begin                       tombstone pending(1)      (commit)
  * DELETED         DELETED         begin                       unchanged                 200 (after the replica wait)
  * RESERVED|final  any             begin                       unchanged                 409
  * pending(n)      live            commit refused, n &gt; 1      pending(n-1) / live       503, another delete decides
@@ -106,7 +109,7 @@ public final class DeleteProtocol {
             Optional<Job> journaled = journal.find(id);
             if (journaled.isPresent()) {
                 JobStatus status = journaled.get().status();
-                if (status != JobStatus.DELAY && status != JobStatus.READY) {
+                if (status != JobStatus.DELAY && status != JobStatus.READY && status != JobStatus.DEAD) {
                     throw conflict(id, status);
                 }
                 journalOnly = Map.of(id, journaled.get());
@@ -127,6 +130,10 @@ public final class DeleteProtocol {
             }
             case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);
             case CONFLICT -> {
+                if (outcome.status() == JobStatus.DEAD) {
+                    deleteDeadJob(id, shard);
+                    return;
+                }
                 if (outcome.status() != JobStatus.DELETED) {
                     throw conflict(id, outcome.status());
                 }
@@ -134,6 +141,47 @@ public final class DeleteProtocol {
                 awaitReplicas(shard, List.of(id));
             }
         }
+    }
+
+    /** The delete of one dead job found in Redis: {@link #deleteDead}, its outcome told as {@link #delete}'s. */
+    private void deleteDeadJob(String id, int shard) {
+        Outcome outcome = deleteDead(null, shard, List.of(id), DEAD_DELETED).get(0);
+        if (outcome.result() == Outcome.Result.NOT_FOUND) {
+            throw new DelayQueueException.JobNotFound(id);
+        }
+        if (outcome.result() == Outcome.Result.CONFLICT) {
+            // requeued, or deleted by another call, between the two reads
+            if (outcome.status() != JobStatus.DELETED) {
+                throw conflict(id, outcome.status());
+            }
+            awaitReplicas(shard, List.of(id));
+        }
+    }
+
+    /** The journal's detail of a dead job deleted by an operator. */
+    public static final String DEAD_DELETED = "dead letter deleted";
+
+    /**
+     * Deletes dead jobs of one shard, with the protocol of {@link #delete}: each is begun in Redis ({@code DELETED}
+     * pending, out of its dead set, so no requeue brings it back), {@code DELETED} is committed in the journal (so no
+     * restore does), then the deletes are confirmed. Throws as {@link #commit} does when the journal refuses (nothing
+     * deleted) or its answer is unknown.
+     *
+     * @param topic the topic the jobs must be dead jobs of; {@code null}: any
+     * @param detail the journal's detail of the transition
+     * @return outcomes in the order of {@code ids} (see {@link DeleteStore#beginDeadDeletes})
+     */
+    public List<Outcome> deleteDead(String topic, int shard, List<String> ids, String detail) {
+        long now = clock.millis();
+        List<Outcome> begun = store.beginDeadDeletes(topic, shard, ids, now);
+        List<String> held = new ArrayList<>(ids.size());
+        for (int i = 0; i < ids.size(); i++) {
+            if (begun.get(i).applied()) {
+                held.add(ids.get(i));
+            }
+        }
+        commit(shard, held, Map.of(), now, detail);
+        return begun;
     }
 
     private static DelayQueueException conflict(String id, JobStatus status) {
@@ -259,6 +307,9 @@ public final class DeleteProtocol {
         Map<String, JobStatus> handedOver = new LinkedHashMap<>();
         for (String id : ids) {
             Outcome o = store.beginDelete(id, now, journaled.get(id));
+            if (o.result() == Outcome.Result.CONFLICT && o.status() == JobStatus.DEAD) {
+                o = store.beginDeadDeletes(null, shard, List.of(id), now).get(0);
+            }
             if (o.applied()) {
                 again.add(id);
             } else if (o.result() == Outcome.Result.CONFLICT && o.status() != JobStatus.DELETED) {
@@ -339,9 +390,9 @@ public final class DeleteProtocol {
 
     /**
      * Makes Redis agree with the journal where the journal holds a job {@code DELETED} and Redis holds it live and
-     * not handed over ({@code DELAY}, {@code READY}): the delete was answered, and Redis lost it (a fail-over to a
-     * replica the delete had not reached). Deleted in Redis again and confirmed at once; the journal is not
-     * written. A job Redis already handed over is left to finish (and logged).
+     * not handed over ({@code DELAY}, {@code READY}, or a dead letter, {@code DEAD}): the delete was answered, and
+     * Redis lost it (a fail-over to a replica the delete had not reached). Deleted in Redis again and confirmed at
+     * once; the journal is not written. A job Redis already handed over is left to finish (and logged).
      *
      * @param deletedInJournal jobs the journal holds {@code DELETED}
      * @return jobs deleted in Redis again
@@ -356,11 +407,13 @@ public final class DeleteProtocol {
         Map<Integer, List<String>> begunByShard = new HashMap<>();
         List<String> handedOver = new ArrayList<>();
         inRedis.forEach((id, status) -> {
-            if (status == JobStatus.DELAY || status == JobStatus.READY) {
-                if (store.beginDelete(id, now, null).applied()) {
-                    begunByShard
-                            .computeIfAbsent(JobIds.shardOf(id, shards), s -> new ArrayList<>())
-                            .add(id);
+            if (status == JobStatus.DELAY || status == JobStatus.READY || status == JobStatus.DEAD) {
+                int shard = JobIds.shardOf(id, shards);
+                Outcome begun = status == JobStatus.DEAD
+                        ? store.beginDeadDeletes(null, shard, List.of(id), now).get(0)
+                        : store.beginDelete(id, now, null);
+                if (begun.applied()) {
+                    begunByShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(id);
                 }
             } else if (status == JobStatus.RESERVED) {
                 handedOver.add(id);

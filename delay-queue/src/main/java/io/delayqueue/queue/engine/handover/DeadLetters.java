@@ -5,6 +5,7 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.delete.DeleteProtocol;
 import io.delayqueue.queue.engine.push.JobFactory;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.Transition;
@@ -23,13 +24,15 @@ import java.util.TreeMap;
 
 /**
  * The dead letters of each topic: jobs that used up their attempts ({@code DEAD}). They stay in the store
- * until requeued, which makes them {@code DELAY} again, due at once, with their attempts counted from zero.
- * Every requeue is one store script per shard and batch, O(log N) per job.
+ * until requeued, which makes them {@code DELAY} again, due at once, with their attempts counted from zero, or
+ * deleted (by an operator, or by {@code delay.dead.retention}), which follows the delete protocol ({@link
+ * DeleteProtocol#deleteDead}: {@code DELETED} committed in the journal before it is answered, so no restore or
+ * requeue brings one back). Every requeue or delete is one store script per shard and batch, O(log N) per job.
  */
 public final class DeadLetters {
     /** Most dead jobs one listing returns. */
     public static final int MAX_LIST_LIMIT = 1000;
-    /** Most ids one requeue by id may name. */
+    /** Most ids one requeue or delete by id may name. */
     public static final int MAX_REQUEUE_IDS = 1000;
 
     private static final int REQUEUE_BATCH = 500;
@@ -39,18 +42,21 @@ public final class DeadLetters {
     private final TransitionJournal journal;
     private final Clock clock;
     private final DispatchPipeline.ScheduleListener scheduled;
+    private final DeleteProtocol deletes;
 
     public DeadLetters(
             EngineConfig config,
             DeadLetterStore store,
             TransitionJournal journal,
             Clock clock,
-            DispatchPipeline.ScheduleListener scheduled) {
+            DispatchPipeline.ScheduleListener scheduled,
+            DeleteProtocol deletes) {
         this.config = config;
         this.store = store;
         this.journal = journal;
         this.clock = clock;
         this.scheduled = scheduled;
+        this.deletes = deletes;
     }
 
     /**
@@ -69,6 +75,15 @@ public final class DeadLetters {
      *     NOT_FOUND} for an unknown id)
      */
     public record Requeue(int requeued, Map<String, String> notRequeued) {}
+
+    /**
+     * What a delete of dead jobs did.
+     *
+     * @param deleted how many dead jobs are {@code DELETED} now (committed in the journal)
+     * @param notDeleted ids that named no dead job of the topic, with what they are instead ({@code NOT_FOUND} for an
+     *     unknown id)
+     */
+    public record Deletion(int deleted, Map<String, String> notDeleted) {}
 
     /** How many dead jobs the topic has, over every shard. */
     public long count(String topic) {
@@ -129,20 +144,7 @@ public final class DeadLetters {
     /** Requeues the named dead jobs of {@code topic}; ids that are not dead jobs of the topic are reported. */
     public Requeue requeue(String topic, List<String> ids) {
         requireTopic(topic);
-        if (ids == null || ids.isEmpty()) {
-            throw new InvalidField("ids", "must name at least one job (or leave ids out to requeue all)");
-        }
-        if (ids.size() > MAX_REQUEUE_IDS) {
-            throw new InvalidField("ids", "names " + ids.size() + " jobs, over the limit of " + MAX_REQUEUE_IDS);
-        }
-        Map<Integer, List<String>> byShard = new TreeMap<>();
-        for (String id : new LinkedHashSet<>(ids)) {
-            if (id == null || id.isBlank()) {
-                throw new InvalidField("ids", "must not hold a blank id");
-            }
-            byShard.computeIfAbsent(JobIds.shardOf(id, config.shards()), s -> new ArrayList<>())
-                    .add(id);
-        }
+        Map<Integer, List<String>> byShard = byShard(ids, "requeue");
         int requeued = 0;
         Map<String, String> notRequeued = new LinkedHashMap<>();
         for (var entry : byShard.entrySet()) {
@@ -156,19 +158,105 @@ public final class DeadLetters {
                 if (outcome.applied()) {
                     done.add(shardIds.get(i));
                 } else {
-                    notRequeued.put(
-                            shardIds.get(i),
-                            outcome.result() == Outcome.Result.NOT_FOUND
-                                    ? "NOT_FOUND"
-                                    : outcome.status() == JobStatus.DEAD
-                                            ? "DEAD in another topic"
-                                            : outcome.status().name());
+                    notRequeued.put(shardIds.get(i), whatInstead(outcome));
                 }
             }
             requeued += done.size();
             recordRequeued(shard, done, now);
         }
         return new Requeue(requeued, notRequeued);
+    }
+
+    /**
+     * Deletes the named dead jobs of {@code topic}, shard by shard: answered once their {@code DELETED} is committed in
+     * the journal (see {@link DeleteProtocol#deleteDead}); ids that are not dead jobs of the topic are reported. A
+     * journal that refuses, or does not answer, fails the call (503, 504) for the shard it was deleting and the
+     * shards after it; the shards before it are deleted.
+     */
+    public Deletion delete(String topic, List<String> ids) {
+        requireTopic(topic);
+        int deleted = 0;
+        Map<String, String> notDeleted = new LinkedHashMap<>();
+        for (var entry : byShard(ids, "delete").entrySet()) {
+            List<String> shardIds = entry.getValue();
+            List<Outcome> outcomes = deletes.deleteDead(topic, entry.getKey(), shardIds, DeleteProtocol.DEAD_DELETED);
+            for (int i = 0; i < shardIds.size(); i++) {
+                if (outcomes.get(i).applied()) {
+                    deleted++;
+                } else {
+                    notDeleted.put(shardIds.get(i), whatInstead(outcomes.get(i)));
+                }
+            }
+        }
+        return new Deletion(deleted, notDeleted);
+    }
+
+    /**
+     * Deletes every dead job of {@code topic}, shard by shard in bounded batches, as {@link #delete(String, List)}
+     * does; like {@link #requeueAll}, it looks at no more entries per shard than the shard held when it began.
+     */
+    public Deletion deleteAll(String topic) {
+        requireTopic(topic);
+        int deleted = 0;
+        for (int shard = 0; shard < config.shards(); shard++) {
+            deleted += deleteBefore(
+                    topic, shard, Long.MAX_VALUE, store.countDead(topic, shard), DeleteProtocol.DEAD_DELETED);
+        }
+        return new Deletion(deleted, Map.of());
+    }
+
+    /**
+     * Deletes the dead jobs of {@code topic} in one shard whose last due time is before {@code before}, oldest first,
+     * batch by batch, looking at {@code budget} entries at most.
+     *
+     * @return dead jobs deleted
+     */
+    public int deleteBefore(String topic, int shard, long before, long budget, String detail) {
+        int deleted = 0;
+        while (budget > 0) {
+            int limit = (int) Math.min(REQUEUE_BATCH, budget);
+            List<String> ids = store.deadBefore(topic, shard, before, limit);
+            budget -= limit;
+            if (ids.isEmpty()) {
+                break;
+            }
+            for (Outcome outcome : deletes.deleteDead(topic, shard, ids, detail)) {
+                if (outcome.applied()) {
+                    deleted++;
+                }
+            }
+            if (ids.size() < limit) {
+                break;
+            }
+        }
+        return deleted;
+    }
+
+    /** Distinct ids by shard, shards in order; refuses a missing, blank or too long list naming {@code ids}. */
+    private Map<Integer, List<String>> byShard(List<String> ids, String verb) {
+        if (ids == null || ids.isEmpty()) {
+            throw new InvalidField("ids", "must name at least one job (or leave ids out to " + verb + " all)");
+        }
+        if (ids.size() > MAX_REQUEUE_IDS) {
+            throw new InvalidField("ids", "names " + ids.size() + " jobs, over the limit of " + MAX_REQUEUE_IDS);
+        }
+        Map<Integer, List<String>> byShard = new TreeMap<>();
+        for (String id : new LinkedHashSet<>(ids)) {
+            if (id == null || id.isBlank()) {
+                throw new InvalidField("ids", "must not hold a blank id");
+            }
+            byShard.computeIfAbsent(JobIds.shardOf(id, config.shards()), s -> new ArrayList<>())
+                    .add(id);
+        }
+        return byShard;
+    }
+
+    private static String whatInstead(Outcome outcome) {
+        return outcome.result() == Outcome.Result.NOT_FOUND
+                ? "NOT_FOUND"
+                : outcome.status() == JobStatus.DEAD
+                        ? "DEAD in another topic"
+                        : outcome.status().name();
     }
 
     private void recordRequeued(int shard, List<String> ids, long now) {

@@ -14,6 +14,7 @@ import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.journal.TransitionJournal;
 import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.HandOverStore;
+import io.delayqueue.queue.store.NewMasterException;
 import io.delayqueue.queue.store.StaleEpochException;
 import java.time.Clock;
 import java.time.Instant;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +52,11 @@ public final class DueJobMover {
     private final PullWaiters pullWaiters;
     private final LatenessRecorder lateness;
     private final Supplier<EngineListener> listener;
+    /**
+     * Makes a shard whose Redis master is new agree with the journal (the fail-over protocol's {@code agree}); returns
+     * once it does, throws when it could not.
+     */
+    private final IntConsumer newMaster;
 
     private final ShardScanner[] scanners;
     private final List<Thread> scannerThreads = new ArrayList<>();
@@ -66,7 +73,8 @@ public final class DueJobMover {
             DispatchPipeline pipeline,
             PullWaiters pullWaiters,
             LatenessRecorder lateness,
-            Supplier<EngineListener> listener) {
+            Supplier<EngineListener> listener,
+            IntConsumer newMaster) {
         this.config = config;
         this.store = store;
         this.coordinator = coordinator;
@@ -78,6 +86,7 @@ public final class DueJobMover {
         this.pullWaiters = pullWaiters;
         this.lateness = lateness;
         this.listener = listener;
+        this.newMaster = newMaster;
         this.fences = new ShardFences(store, coordinator, config.shards());
         this.scanners = new ShardScanner[config.shards()];
         for (int s = 0; s < scanners.length; s++) {
@@ -130,7 +139,13 @@ public final class DueJobMover {
                     pipeline.returnCapacity(capacity);
                     break;
                 }
-                PassOutcome outcome = movePass(s, capacity, 0, epoch);
+                PassOutcome outcome;
+                try {
+                    outcome = movePass(s, capacity, 0, epoch);
+                } catch (NewMasterException e) {
+                    newMaster.accept(s);
+                    continue;
+                }
                 handedOver += outcome.handedOver;
                 sends.add(outcome.sends);
                 if (outcome.batch.scanned() < capacity) {
@@ -177,6 +192,11 @@ public final class DueJobMover {
             fences.stale(shard);
             log.warn("{}; not moving its jobs", e.getMessage());
             return clock.millis() + config.scanner().maxSleep().toMillis();
+        } catch (NewMasterException e) {
+            // a promoted replica, a restarted Redis: nothing is moved before the journal's recent past is replayed
+            // onto it (a failure is thrown to the scanner, which tries again after its back-off)
+            newMaster.accept(shard);
+            return Long.MIN_VALUE;
         }
         if (batch.scanned() >= capacity) {
             return Long.MIN_VALUE;

@@ -12,6 +12,7 @@ import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.journal.TransitionJournal;
 import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.HandOverStore;
+import io.delayqueue.queue.store.NewMasterException;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -21,7 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The engine's pull side: reserves ready jobs of pull topics, one or many per call, the shards taken in turn, and
  * settles consumers' finishes, one or many per call, each journaled. Waiting for a job is {@link PullWaiters}'s.
- * While the journal's backlog is full (its database away) both are refused with 503 before Redis is touched.
+ * Each takes room in the journal's backlog for its transitions before Redis is touched: while there is none (the
+ * database away) it is refused with 503, nothing changed; once taken, what it did is journaled, never dropped.
  *
  * <p>Thread-safe: called on the consumers' threads and on the pull waiters'.
  */
@@ -77,8 +79,14 @@ public final class PullPath {
      * at their TTR, as any unfinished reservation does.)
      */
     public List<Job> tryReserve(String topic, int count) {
-        // the journal full (its database away): 503 before anything is reserved, never a wait for room
-        journal.requireRoom();
+        // room in the journal's backlog first (its database away: 503 before anything is reserved, never a wait for
+        // room): a reserve answered to a consumer is journaled, never dropped
+        try (TransitionJournal.Room room = journal.takeRoom(count)) {
+            return tryReserve(topic, count, room);
+        }
+    }
+
+    private List<Job> tryReserve(String topic, int count, TransitionJournal.Room room) {
         int shards = config.shards();
         int start = Math.floorMod(reserveRotation.getAndIncrement(), shards);
         long now = clock.millis();
@@ -89,6 +97,9 @@ public final class PullPath {
                 reserved.addAll(store.reserve(topic, (start + i) % shards, now, count - reserved.size()));
             } catch (DelayQueueException.Unavailable e) {
                 failure = e;
+            } catch (NewMasterException e) {
+                // a new Redis master not replayed onto yet (the fail-over protocol): nothing of the shard is
+                // reserved until its owner made it agree with the journal; the others are answered
             }
         }
         if (reserved.isEmpty() && failure != null) {
@@ -100,7 +111,7 @@ public final class PullPath {
                 transitions.add(
                         Transition.of(job.id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, now, null));
             }
-            journal.recordTransitions(transitions);
+            room.record(transitions);
         }
         return reserved;
     }
@@ -114,7 +125,12 @@ public final class PullPath {
             throw new DelayQueueException.InvalidField(
                     "jobs", "must hold between 1 and " + PullSettings.MAX_COUNT + " jobs to finish");
         }
-        journal.requireRoom();
+        try (TransitionJournal.Room room = journal.takeRoom(attempts.size())) {
+            return finishAll(attempts, room);
+        }
+    }
+
+    private List<FinishOutcome> finishAll(List<Attempt> attempts, TransitionJournal.Room room) {
         long now = clock.millis();
         List<Outcome> outcomes = store.finishAttempts(attempts, now);
         List<FinishOutcome> answers = new ArrayList<>(attempts.size());
@@ -149,20 +165,25 @@ public final class PullPath {
             answers.add(new FinishOutcome(id, result, outcome == null ? null : outcome.status()));
         }
         if (!finished.isEmpty()) {
-            journal.recordTransitions(finished);
+            room.record(finished);
         }
         return answers;
     }
 
     /** {@link DelayQueueEngine#finish(String, Integer)}, its arguments checked. */
     public void finish(String id, Integer attempts) {
-        journal.requireRoom();
+        try (TransitionJournal.Room room = journal.takeRoom(1)) {
+            finish(id, attempts, room);
+        }
+    }
+
+    private void finish(String id, Integer attempts, TransitionJournal.Room room) {
         long now = clock.millis();
         Attempt attempt = attempts == null ? Attempt.any(id) : new Attempt(id, attempts);
         Outcome outcome = store.finishAttempts(JobIds.shardOf(id, config.shards()), List.of(attempt), now)
                 .get(0);
         switch (outcome.result()) {
-            case APPLIED -> journal.recordTransitions(List.of(Transition.of(
+            case APPLIED -> room.record(List.of(Transition.of(
                     id, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, now, "finished by consumer")));
             case NOT_FOUND -> throw new DelayQueueException.JobNotFound(id);
             case STALE -> {

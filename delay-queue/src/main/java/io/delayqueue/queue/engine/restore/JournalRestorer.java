@@ -26,7 +26,7 @@ import java.util.function.Consumer;
  * job comes back to its topic's dead letters.
  *
  * <p>Serves the engine's restores ({@link #restoreUpToHorizon}, {@link #restoreJob}: far jobs of a tiered engine are
- * left to the tier loader) and the {@link Reconciler}'s ({@link #restore(List, String)}). Threading: runs on the
+ * left to the tier loader), the {@link Reconciler}'s and the fail-over protocol's ({@link #restore(List, String)}). Threading: runs on the
  * caller's thread (a restore's caller, the reconciler's timer); holds no state between calls, so restores may
  * overlap: the push script's HSETNX lets only one of them create a job.
  */
@@ -123,7 +123,7 @@ public final class JournalRestorer {
     }
 
     /** Puts {@code jobs} (as the journal has them) back where absent; returns how many were. */
-    long restore(List<Job> jobs, String detail) {
+    public long restore(List<Job> jobs, String detail) {
         if (jobs.isEmpty()) {
             return 0;
         }

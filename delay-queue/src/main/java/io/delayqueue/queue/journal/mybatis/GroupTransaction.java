@@ -77,6 +77,10 @@ final class GroupTransaction {
         long startNanos = System.nanoTime();
         boolean durable = batch.stream().anyMatch(e -> e.done() != null);
         long[] commitNumber = {0};
+        WalSync sound = walSync;
+        if (sound != null) {
+            sound.requireSound(); // the log or database file replaced, an fsync failed: nothing more is written
+        }
         Written written = writeInTurn(batch, lookUpIds, durable, commitNumber);
         WalSync wal = walSync;
         if (durable && wal != null) {
@@ -134,6 +138,9 @@ final class GroupTransaction {
                         forceToDisk(session.getConnection());
                     }
                 } catch (RuntimeException broken) {
+                    if (JournalFailures.isRefusedCommit(broken)) {
+                        throw broken; // the database says nothing of it committed (a full disk): 503, not 504
+                    }
                     throw new JournalFailures.CommitBrokeOff(broken);
                 }
                 return new Written(rows.existingByEntry, rows.newJobs.size() + rows.logRows.size(), 0);
@@ -204,6 +211,23 @@ final class GroupTransaction {
             }
         }
         return rows;
+    }
+
+    /**
+     * Why commits cannot be kept now (SQLite's log or database file deleted or replaced under the journal, an fsync
+     * failed: {@link WalSync#whyUnsound()}), or null.
+     */
+    String whyUnsound() {
+        WalSync wal = walSync;
+        return wal == null ? null : wal.whyUnsound();
+    }
+
+    /** Lets go of what forcing SQLite's log holds open (after the writers stopped). */
+    void close() {
+        WalSync wal = walSync;
+        if (wal != null) {
+            wal.close();
+        }
     }
 
     /** Reads once whether commits leave SQLite's log to be forced by {@link WalSync}. */

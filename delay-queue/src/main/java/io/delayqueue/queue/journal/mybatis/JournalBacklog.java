@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,14 +14,16 @@ import org.slf4j.LoggerFactory;
  * The entries handed to the writers and not settled yet: the two queues (sync creates, which may take a parallel
  * writer; everything else, in order), the count of their rows and of the memory they hold, and the bound on both.
  * Over {@code queueCapacity} rows or {@code queueCapacityBytes} bytes (the database slow or down), nobody waits:
- * a push or a delete is refused at once (503, nothing written), and a lagged transition is not kept (Redis, which
+ * what a caller is answered on (a push, a delete, a consumer's reserve or finish: {@link #mustKeep}) is refused at
+ * once (503, nothing written or changed), and a lagged transition nobody is answered on is not kept (Redis, which
  * holds the job's state, stays the authority: the reconciler writes final states Redis holds back to the journal
  * once the database answers, and a restore may deliver such a job again, as after a crash). So the scanners, the
  * dispatchers' acknowledgements and the consumers' calls never wait for the database, and memory stays bounded
  * however long it is away.
  *
- * <p>Threading: callers {@link #enqueue} from any thread and never block; the writer threads poll the queues and
- * {@link #settle} what they took. The counts are atomic.
+ * <p>Threading: callers {@link #enqueue} from any thread and never wait for the database; the writer threads poll
+ * the queues and {@link #settle} what they took. The counts are atomic; checking room and counting an entry in is
+ * one step under this object's monitor, held for a few instructions ({@link #admit}).
  */
 final class JournalBacklog {
     private static final Logger log = LoggerFactory.getLogger(JournalBacklog.class);
@@ -57,52 +60,126 @@ final class JournalBacklog {
     }
 
     /**
-     * Queues an entry for the writers, without waiting. Over the capacity (rows or bytes), an entry with new jobs or
-     * one its caller waits for (a push, a delete) is refused (503, nothing of it written), and a lagged transition
-     * is not kept (counted in {@link #droppedRows()}, and warned about).
+     * Queues an entry for the writers, without waiting. The check of the bounds and the count of its rows are one
+     * atomic step ({@link #admit}), so that concurrent callers cannot pass the check together and overrun them. An
+     * entry that does not fit is refused (503, nothing of it written) when {@link #mustKeep it must be kept}, and
+     * otherwise not kept (counted in {@link #droppedRows()}, and warned about).
      *
-     * @throws DelayQueueException.Unavailable the journal is closing, or full for an entry that is refused
+     * @throws DelayQueueException.Unavailable the journal is closing, or full for an entry that must be kept
      */
     void enqueue(WriteEntry entry) {
         if (closing) {
             throw new DelayQueueException.Unavailable("the journal is closing", null);
         }
         entry.queuedAtMs = clock.millis();
-        if (!fits(entry)) {
-            boolean lagged = entry.done() == null && entry.created().isEmpty();
-            if (!lagged) {
+        if (!admit(entry.rows(), entry.bytes())) {
+            if (mustKeep(entry)) {
                 throw full("not written");
             }
             dropped(entry);
             return;
         }
-        queuedRows.addAndGet(entry.rows());
-        queuedBytes.addAndGet(entry.bytes());
+        queue(entry);
+    }
+
+    /**
+     * The one rule for an entry that does not fit: it must be kept (and so is refused rather than dropped) when a
+     * caller is answered on it: a push's new jobs, a delete or a {@code clearAll} batch (refused, their Redis half
+     * is undone), anything a caller waits for, and a consumer's reserve or finish (which took its {@link Room}
+     * before it changed Redis). Only the transitions nobody is answered on (the scanners', the dispatchers'
+     * acknowledgements, retries) may be dropped: Redis holds their jobs' state.
+     */
+    static boolean mustKeep(WriteEntry entry) {
+        return entry.answered() || entry.done() != null || !entry.created().isEmpty();
+    }
+
+    /**
+     * Takes room for {@code rows} rows and {@code bytes} bytes, before a consumer's call changes Redis: the call's
+     * transitions are then queued into it ({@link #enqueue(WriteEntry, Room)}) and never dropped, or the room is
+     * given back ({@link #giveBack}).
+     *
+     * @throws DelayQueueException.Unavailable (503, nothing was changed) closing, or no such room
+     */
+    Room takeRoom(int rows, long bytes) {
+        if (closing) {
+            throw new DelayQueueException.Unavailable("the journal is closing; nothing was changed", null);
+        }
+        if (!admit(rows, bytes)) {
+            throw full("nothing was changed");
+        }
+        return new Room(rows, bytes);
+    }
+
+    /**
+     * Queues an entry into room its caller took before it changed Redis: the entry's rows take the room's place
+     * without a second check (the room was the check), so it is never dropped.
+     *
+     * @throws DelayQueueException.Unavailable the journal closed meanwhile (the room is given back)
+     */
+    void enqueue(WriteEntry entry, Room room) {
+        if (!room.use()) {
+            throw new IllegalStateException("the room was used or given back already");
+        }
+        if (closing) {
+            release(room.rows, room.bytes);
+            throw new DelayQueueException.Unavailable("the journal is closing", null);
+        }
+        entry.queuedAtMs = clock.millis();
+        queuedRows.addAndGet(entry.rows() - room.rows);
+        queuedBytes.addAndGet(entry.bytes() - room.bytes);
+        queue(entry);
+    }
+
+    /** Gives back room that no entry was queued into; nothing once it was used. */
+    void giveBack(Room room) {
+        if (room.use()) {
+            release(room.rows, room.bytes);
+        }
+    }
+
+    /** Room in the backlog taken before Redis changes ({@link #takeRoom}): used once, or given back. */
+    static final class Room {
+        private final int rows;
+        private final long bytes;
+        private final AtomicBoolean used = new AtomicBoolean();
+
+        private Room(int rows, long bytes) {
+            this.rows = rows;
+            this.bytes = bytes;
+        }
+
+        private boolean use() {
+            return used.compareAndSet(false, true);
+        }
+    }
+
+    /**
+     * Counts the rows and bytes in when they fit under both bounds, as one step: callers in parallel cannot overrun
+     * them (a writer's {@link #settle} only lowers the counts, so it needs no lock). Any entry fits an empty backlog,
+     * however large.
+     */
+    private synchronized boolean admit(long rows, long bytes) {
+        long queued = queuedRows.get();
+        long queuedBytesNow = queuedBytes.get();
+        boolean fits = (queued == 0 && queuedBytesNow == 0)
+                || (queued + rows <= queueCapacity && queuedBytesNow + bytes <= queueCapacityBytes);
+        if (fits) {
+            queuedRows.addAndGet(rows);
+            queuedBytes.addAndGet(bytes);
+        }
+        return fits;
+    }
+
+    private void release(long rows, long bytes) {
+        queuedRows.addAndGet(-rows);
+        queuedBytes.addAndGet(-bytes);
+    }
+
+    private void queue(WriteEntry entry) {
         // Only a create that its caller waits for (sync) may take a parallel writer: its job reaches Redis,
         // and so can have transitions, only after it committed. Lagged creates share the transitions' queue,
         // so that no transition of a job commits before the job's row.
         (entry.done() != null && !entry.created().isEmpty() ? creates : transitions).add(entry);
-    }
-
-    /**
-     * Refuses at once (503) while the backlog is full, so that a caller about to change Redis and then journal it (a
-     * consumer's reserve or finish) is refused before it changes anything.
-     */
-    void requireRoom() {
-        if (closing) {
-            throw new DelayQueueException.Unavailable("the journal is closing; nothing was changed", null);
-        }
-        if (queuedRows.get() >= queueCapacity || queuedBytes.get() >= queueCapacityBytes) {
-            throw full("nothing was changed");
-        }
-    }
-
-    /** Whether the entry fits under both bounds; any entry fits an empty backlog, however large. */
-    private boolean fits(WriteEntry entry) {
-        long rows = queuedRows.get();
-        long bytes = queuedBytes.get();
-        return (rows == 0 && bytes == 0)
-                || (rows + entry.rows() <= queueCapacity && bytes + entry.bytes() <= queueCapacityBytes);
     }
 
     private DelayQueueException.Unavailable full(String outcome) {
@@ -133,8 +210,7 @@ final class JournalBacklog {
     /** Its rows leave the backlog: exactly once per entry, whatever became of it. */
     void settle(WriteEntry entry) {
         if (entry.settle()) {
-            queuedRows.addAndGet(-entry.rows());
-            queuedBytes.addAndGet(-entry.bytes());
+            release(entry.rows(), entry.bytes());
         }
     }
 

@@ -111,6 +111,16 @@ final class JournalFailures {
         return false;
     }
 
+    /** Whether {@code failure} or one of its causes is the SQLite driver's, with one of the result codes. */
+    private static boolean causedBySqlite(Throwable failure, String... codes) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && isSqlite(sql, codes)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static String fieldOf(String column) {
         return switch (column) {
             case "biz_key" -> "bizKey";
@@ -120,8 +130,27 @@ final class JournalFailures {
         };
     }
 
+    /**
+     * Whether the database said that the transaction did not commit, though its commit statement failed: SQLite's
+     * {@code SQLITE_FULL} (the disk or the database full: the transaction's pages or log frames could not be written,
+     * and a WAL commit is a commit frame written whole) and {@code SQLITE_READONLY} with its extended codes (the
+     * database cannot be written, its file moved or deleted under it, say: refused before anything is written). Either
+     * way nothing of the transaction is in the database and the answer is 503, not 504. Other failures of a commit
+     * ({@code SQLITE_IOERR}: a write or a sync may have failed after the commit frame was written) stay unknown.
+     */
+    static boolean isRefusedCommit(Throwable failure) {
+        return causedBySqlite(failure, "SQLITE_FULL", "SQLITE_READONLY");
+    }
+
     /** What a waiting caller of a failed commit is answered: unknown when the commit itself broke off. */
     static DelayQueueException failureOf(Throwable failure) {
+        if (causedBySqlite(failure, "SQLITE_FULL")) {
+            return new DelayQueueException.Unavailable(
+                    "not written: the journal database's disk is full: " + rootMessage(failure), failure);
+        }
+        if (failure instanceof DelayQueueException.Unavailable refused) {
+            return refused; // says what was not written, and why
+        }
         if (failure instanceof CommitBrokeOff) {
             return new DelayQueueException.OutcomeUnknown(
                     "the journal's commit broke off and may or may not have landed: " + rootMessage(failure), failure);

@@ -80,6 +80,26 @@ public interface JournalMapper {
      * id)} index alone, each as one string {@code due|id}: a single column read as a string skips MyBatis' row
      * mapping, which was most of the cost of this read (a page per pass holds every job pushed near the horizon).
      */
+    /**
+     * The fail-over replay's page, in two statements that each follow the {@code (status, update_time)} index (InnoDB
+     * keeps the primary key after it): the rest of one update time after an id, then the update times after it. (One
+     * statement with {@code update_time > t OR (update_time = t AND id > i)} scans every row of time {@code t} again
+     * for each page.) Each row one column, {@code update_time|attempts|due_at|ttr|topic|id}, read as a string,
+     * without MyBatis' per-row bean mapping.
+     */
+    @Select("SELECT CONCAT(update_time, '|', attempts, '|', due_at, '|', ttr, '|', topic, '|', id) FROM delay_queue_job"
+            + " WHERE status = #{status} AND update_time = #{time} AND id > #{afterId} ORDER BY id LIMIT #{limit}")
+    List<String> changedAt(
+            @Param("status") String status,
+            @Param("time") long time,
+            @Param("afterId") String afterId,
+            @Param("limit") int limit);
+
+    /** The second statement of {@link #changedAt}'s walk: the rows of the update times after {@code after}. */
+    @Select("SELECT CONCAT(update_time, '|', attempts, '|', due_at, '|', ttr, '|', topic, '|', id) FROM delay_queue_job"
+            + " WHERE status = #{status} AND update_time > #{after} ORDER BY update_time, id LIMIT #{limit}")
+    List<String> changedAfter(@Param("status") String status, @Param("after") long after, @Param("limit") int limit);
+
     @Select("SELECT CONCAT(due_at, '|', id) FROM delay_queue_job WHERE shard = #{shard} AND status = 'DELAY'"
             + " AND due_at <= #{upTo} AND (due_at > #{afterDue} OR (due_at = #{afterDue} AND id > #{afterId}))"
             + " ORDER BY due_at, id LIMIT #{limit}")

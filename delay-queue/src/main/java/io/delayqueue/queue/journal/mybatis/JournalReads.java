@@ -4,6 +4,7 @@ import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobChange;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobEvent;
 import io.delayqueue.queue.journal.JobHistory;
@@ -78,6 +79,20 @@ final class JournalReads {
         return read(m -> m.page(status.name(), after.dueAt(), after.id(), dueBefore, limit).stream()
                 .map(JobRow::toJob)
                 .toList());
+    }
+
+    List<JobChange> changedSince(JobStatus status, long since, JobCursor after, int limit) {
+        return read(m -> {
+            List<String> rows = new ArrayList<>();
+            long time = Math.max(since - 1, after.dueAt());
+            if (after.dueAt() >= since) {
+                rows.addAll(m.changedAt(status.name(), after.dueAt(), after.id(), limit));
+            }
+            if (rows.size() < limit) {
+                rows.addAll(m.changedAfter(status.name(), time, limit - rows.size()));
+            }
+            return rows.stream().map(row -> JobChange.parse(status, row)).toList();
+        });
     }
 
     List<Job> browse(JobQuery query) {

@@ -2,6 +2,7 @@ package io.delayqueue.queue.journal.mybatis;
 
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
+import io.delayqueue.queue.journal.JobChange;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobQuery;
 import io.delayqueue.queue.journal.Journal;
@@ -81,9 +82,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class MyBatisJournal implements Journal {
     private static final Logger log = LoggerFactory.getLogger(MyBatisJournal.class);
+    /** The detail a consumer's transition is counted with when its room is taken (theirs are shorter). */
+    private static final int ROOM_DETAIL_CHARS = 64;
+
     private final JournalMode mode;
     private final long commitTimeoutMs;
     private final JournalBacklog backlog;
+    private final GroupTransaction group;
     private final GroupCommit commit;
     private final GroupCommitWriter writer;
     private final JournalReads reads;
@@ -107,8 +112,8 @@ public final class MyBatisJournal implements Journal {
         WriterTurns turns = new WriterTurns();
         this.reads = new JournalReads(sessions, turns, shards);
         this.backlog = new JournalBacklog(clock, settings.queueCapacity(), settings.queueCapacityBytes());
-        this.commit = new GroupCommit(
-                new GroupTransaction(sessions, turns, shards, truncated(hostName(), 255), clock), backlog);
+        this.group = new GroupTransaction(sessions, turns, shards, truncated(hostName(), 255), clock);
+        this.commit = new GroupCommit(group, backlog);
         this.writer = new GroupCommitWriter(
                 backlog,
                 commit,
@@ -236,11 +241,10 @@ public final class MyBatisJournal implements Journal {
             return;
         }
         boolean durable = mode == JournalMode.SYNC;
-        if (!durable) {
-            backlog.requireRoom(); // async: lagged, but refused (not dropped) when the backlog is full
-        }
-        WriteEntry entry = new WriteEntry(
-                List.of(), List.copyOf(transitions), worker(), durable ? new CompletableFuture<>() : null);
+        // async: lagged, but refused (not dropped) when the backlog has no room for them
+        WriteEntry entry = durable
+                ? new WriteEntry(List.of(), List.copyOf(transitions), worker(), new CompletableFuture<>())
+                : WriteEntry.answered(List.copyOf(transitions), worker());
         backlog.enqueue(entry);
         if (durable) {
             entry.await(0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(commitTimeoutMs), commitTimeoutMs);
@@ -259,10 +263,30 @@ public final class MyBatisJournal implements Journal {
         return backlog.droppedRows();
     }
 
-    /** 503 while the backlog is over its capacity (rows or bytes). */
+    /**
+     * Room for a consumer's call, taken before it changes Redis (503 when there is none): each transition counted at
+     * two rows and its object with a detail of {@link #ROOM_DETAIL_CHARS} characters; what the call records replaces
+     * it.
+     */
     @Override
-    public void requireRoom() {
-        backlog.requireRoom();
+    public Room takeRoom(int transitions) {
+        JournalBacklog.Room room =
+                backlog.takeRoom(transitions * 2, transitions * WriteEntry.transitionBytes(ROOM_DETAIL_CHARS));
+        return new Room() {
+            @Override
+            public void record(List<Transition> recorded) {
+                if (recorded.isEmpty()) {
+                    backlog.giveBack(room);
+                } else {
+                    backlog.enqueue(WriteEntry.answered(List.copyOf(recorded), worker()), room);
+                }
+            }
+
+            @Override
+            public void close() {
+                backlog.giveBack(room);
+            }
+        };
     }
 
     /** The age of the oldest entry not settled yet, queued or held by a writer. */
@@ -296,6 +320,11 @@ public final class MyBatisJournal implements Journal {
     @Override
     public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
         return reads.page(status, after, dueBefore, limit);
+    }
+
+    @Override
+    public List<JobChange> changedSince(JobStatus status, long since, JobCursor after, int limit) {
+        return reads.changedSince(status, since, after, limit);
     }
 
     @Override
@@ -346,6 +375,13 @@ public final class MyBatisJournal implements Journal {
     @Override
     public void close() {
         writer.close();
+        group.close();
+    }
+
+    /** Why the embedded journal cannot keep its commits now ({@link WalSync#whyUnsound()}); empty when it can. */
+    @Override
+    public Optional<String> unsound() {
+        return Optional.ofNullable(group.whyUnsound());
     }
 
     /**

@@ -45,6 +45,8 @@ final class WriteEntry {
     private final long bytes;
     /** Held for its callers' word ({@link #release}): the async journal's new jobs. */
     private final boolean held;
+    /** Lagged, but a caller is answered on it (an async delete, a consumer's call): never dropped. */
+    private final boolean answered;
     /** Groups whose caller said which jobs Redis did not take; guarded by this. */
     private int released;
     /** Ids of new jobs not to write (Redis did not take them); guarded by this until the writer took the entry. */
@@ -83,7 +85,26 @@ final class WriteEntry {
                 done,
                 created.size() * 2 + transitions.size() * 2,
                 bytesOf(created, transitions),
-                held);
+                held,
+                false);
+    }
+
+    /**
+     * Lagged transitions a caller is answered on (a delete in async mode, a consumer's reserve or finish): written
+     * within the lag like any lagged entry, but refused rather than dropped when the backlog has no room for them
+     * ({@link JournalBacklog#mustKeep}).
+     */
+    static WriteEntry answered(List<Transition> transitions, String worker) {
+        return new WriteEntry(
+                List.of(),
+                List.of(),
+                transitions,
+                worker,
+                null,
+                transitions.size() * 2,
+                bytesOf(List.of(), transitions),
+                false,
+                true);
     }
 
     private WriteEntry(
@@ -94,7 +115,8 @@ final class WriteEntry {
             CompletableFuture<Set<String>> done,
             int rows,
             long bytes,
-            boolean held) {
+            boolean held,
+            boolean answered) {
         this.created = created;
         this.groups = groups;
         this.transitions = transitions;
@@ -103,6 +125,12 @@ final class WriteEntry {
         this.rows = rows;
         this.bytes = bytes;
         this.held = held;
+        this.answered = answered;
+    }
+
+    /** What one transition with a detail of {@code detailLength} characters holds in memory, estimated. */
+    static long transitionBytes(int detailLength) {
+        return 250 + 2L * detailLength;
     }
 
     /** Per job and per transition an object and its strings (two bytes a character at most), and their rows. */
@@ -118,7 +146,7 @@ final class WriteEntry {
                                     + length(job.url()));
         }
         for (Transition t : transitions) {
-            bytes += 250 + 2L * length(t.detail());
+            bytes += transitionBytes(length(t.detail()));
         }
         return bytes;
     }
@@ -137,7 +165,8 @@ final class WriteEntry {
                 done == null ? null : new CompletableFuture<>(),
                 0,
                 0,
-                false);
+                false,
+                answered);
         part.withdrawn.addAll(withdrawn());
         part.state.set(TAKEN);
         return part;
@@ -204,6 +233,11 @@ final class WriteEntry {
             TimeUnit.NANOSECONDS.timedWait(this, waitNanos);
         }
         writerTook = true;
+    }
+
+    /** Whether a caller is answered on this lagged entry ({@link #answered(List, String)}). */
+    boolean answered() {
+        return answered;
     }
 
     /** Whether the writer waits for the entry's {@link #release}. */

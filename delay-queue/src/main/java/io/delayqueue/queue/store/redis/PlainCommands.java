@@ -105,6 +105,25 @@ final class PlainCommands {
         });
     }
 
+    List<String> deadBefore(String topic, int shard, long before, int limit) {
+        return call(() -> redis.zrangeByScore(keys.dead(shard, topic), "-inf", "(" + before, 0, limit));
+    }
+
+    /** Every topic in the shard's topic set (those with jobs), a page of {@link #TOPIC_PAGE} at a time. */
+    List<String> topics(int shard) {
+        return call(() -> {
+            List<String> topics = new ArrayList<>();
+            ScanParams page = new ScanParams().count(TOPIC_PAGE);
+            String cursor = ScanParams.SCAN_POINTER_START;
+            do {
+                ScanResult<String> found = redis.sscan(keys.topics(shard), cursor, page);
+                topics.addAll(found.getResult());
+                cursor = found.getCursor();
+            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+            return topics;
+        });
+    }
+
     long countDead(String topic, int shard) {
         return call(() -> redis.zcard(keys.dead(shard, topic)));
     }
@@ -151,18 +170,25 @@ final class PlainCommands {
 
     /**
      * The counts per status, the bucket's size and the length of each ready list that is not empty: one pipeline
-     * for the first two, then, when the shard holds READY jobs, the shard's topics a page of {@link #TOPIC_PAGE} at a time ({@code SSCAN}) with the
-     * page's list lengths in one pipeline, so a shard of many topics costs two round trips per page, not one per
-     * topic.
+     * for the first two, then, when the shard holds READY jobs, the shard's topics (those with jobs: {@link
+     * RedisKeys#topics}) a page of {@link #TOPIC_PAGE} at a time ({@code SSCAN}) with the page's list lengths in one
+     * pipeline, so a shard of many topics costs two round trips per page, not one per topic.
+     *
+     * @param countTopics run when the shard's jobs per topic were never counted, before its topics are read
      */
-    ShardStats stats(int shard) {
+    ShardStats stats(int shard, Runnable countTopics) {
         return call(() -> {
             Response<Map<String, String>> counts;
             Response<Long> bucket;
+            Response<Boolean> counted;
             try (AbstractPipeline pipeline = redis.pipelined()) {
                 counts = pipeline.hgetAll(keys.counts(shard));
                 bucket = pipeline.zcard(keys.bucket(shard));
+                counted = pipeline.hexists(keys.topicJobs(shard), "~counted");
                 pipeline.sync();
+            }
+            if (!counted.get()) {
+                countTopics.run();
             }
             Map<JobStatus, Long> byStatus = new EnumMap<>(JobStatus.class);
             for (JobStatus s : JobStatus.values()) {

@@ -8,6 +8,7 @@ import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.NewMasterException;
 import io.delayqueue.queue.store.Outcome;
 import io.delayqueue.queue.store.ShardStats;
 import io.delayqueue.queue.store.StaleEpochException;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToLongFunction;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -105,11 +107,18 @@ public final class RedisJobStore implements JobStore {
 
     @Override
     public List<Boolean> push(List<Job> jobs) {
+        return putBack(jobs, Job::executeAt);
+    }
+
+    /** push.lua as {@link #push} runs it, each job at the bucket score {@code scoreOf} gives. */
+    @Override
+    public List<Boolean> putBack(List<Job> jobs, ToLongFunction<Job> scoreOf) {
         return pipeline.perShard(
                 jobs,
+                scoreOf,
                 scripts.push,
                 (shard, shardJobs) -> {
-                    List<String> k = shardKeys.shardKeysAnd(shard, keys.topics(shard));
+                    List<String> k = shardKeys.countedKeys(shard);
                     for (Job job : shardJobs) {
                         if (job.status() == JobStatus.DEAD && !k.contains(keys.dead(shard, job.topic()))) {
                             k.add(keys.dead(shard, job.topic()));
@@ -139,10 +148,13 @@ public final class RedisJobStore implements JobStore {
         args.add(Long.toString(leadMs));
         args.add(Long.toString(epoch));
         args.addAll(routing.exceptions());
-        List<String> k = shardKeys.shardKeysAnd(shard, keys.epoch(shard));
+        List<String> k = shardKeys.shardKeysAnd(shard, keys.epoch(shard), keys.replayedOnto(shard));
         Object result = scripts.runWithTopicKeys(scripts.moveDue, shard, k, args);
         if (result instanceof Long current) {
             throw new StaleEpochException(shard, epoch, current);
+        }
+        if (result instanceof List<?> reply && reply.size() == 1) {
+            throw new NewMasterException(shard);
         }
         DueBatch batch = Replies.dueBatch((List<?>) result, now);
         shardKeys.usedBy(shard, batch);
@@ -151,8 +163,12 @@ public final class RedisJobStore implements JobStore {
 
     @Override
     public List<Job> reserve(String topic, int shard, long now, int limit) {
-        List<String> k = shardKeys.shardKeysAnd(shard, keys.ready(shard, topic));
-        List<?> reply = (List<?>) scripts.run(scripts.reserve, k, List.of(Long.toString(now), Integer.toString(limit)));
+        List<String> k = shardKeys.shardKeysAnd(shard, keys.ready(shard, topic), keys.replayedOnto(shard));
+        Object result = scripts.run(scripts.reserve, k, List.of(Long.toString(now), Integer.toString(limit)));
+        if (result instanceof Long) {
+            throw new NewMasterException(shard);
+        }
+        List<?> reply = (List<?>) result;
         List<Job> jobs = new ArrayList<>(reply.size() / 2);
         for (int i = 0; i < reply.size(); i += 2) {
             jobs.add(PoolValues.decode((String) reply.get(i), (String) reply.get(i + 1)));
@@ -165,7 +181,7 @@ public final class RedisJobStore implements JobStore {
     public List<Outcome> finishAttempts(List<Attempt> attempts, long now) {
         return attempts.isEmpty()
                 ? List.of()
-                : pipeline.finishAttempts(scripts.finish, shardKeys::shardKeys, attempts, now, retentionMs);
+                : pipeline.finishAttempts(scripts.finish, shardKeys::countedKeys, attempts, now, retentionMs);
     }
 
     @Override
@@ -180,7 +196,7 @@ public final class RedisJobStore implements JobStore {
             args.add(attempt.id());
             args.add(attempt.argument());
         }
-        return Replies.outcomes((List<?>) scripts.run(scripts.finish, shardKeys.shardKeys(shard), args));
+        return Replies.outcomes((List<?>) scripts.run(scripts.finish, shardKeys.countedKeys(shard), args));
     }
 
     @Override
@@ -194,6 +210,24 @@ public final class RedisJobStore implements JobStore {
                     tombstone.withState(JobStatus.DELETED, tombstone.attempts(), tombstone.executeAt())));
         }
         return Replies.outcome((List<?>) scripts.run(scripts.delete, shardKeys.deleteKeys(shard), args));
+    }
+
+    /** delete_dead.lua; without a topic, each job's dead set is found as undo's ready lists are. */
+    @Override
+    public List<Outcome> beginDeadDeletes(String topic, int shard, List<String> ids, long now) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        List<String> args = new ArrayList<>(ids.size() + 2);
+        args.add(Long.toString(now));
+        args.add(topic == null ? "" : topic);
+        args.addAll(ids);
+        List<String> k = new ArrayList<>(shardKeys.deleteKeys(shard));
+        if (topic != null) {
+            k.add(keys.ready(shard, topic));
+            k.add(keys.dead(shard, topic));
+        }
+        return Replies.outcomes((List<?>) scripts.runWithTopicKeys(scripts.deleteDead, shard, k, args));
     }
 
     @Override
@@ -280,6 +314,16 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
+    public List<String> deadBefore(String topic, int shard, long before, int limit) {
+        return plain.deadBefore(topic, shard, before, limit);
+    }
+
+    @Override
+    public List<String> topics(int shard) {
+        return plain.topics(shard);
+    }
+
+    @Override
     public long countDead(String topic, int shard) {
         return plain.countDead(topic, shard);
     }
@@ -328,7 +372,60 @@ public final class RedisJobStore implements JobStore {
 
     @Override
     public ShardStats stats(int shard) {
-        return plain.stats(shard);
+        return plain.stats(shard, () -> countTopics(shard));
+    }
+
+    /**
+     * Counts the shard's jobs per topic once (count_topics.lua), so that the scripts forget topics with no job left
+     * from then on: run by the first {@link #stats} of a shard that was not counted (after an upgrade from a version
+     * that did not count, or after Redis lost its data).
+     */
+    private void countTopics(int shard) {
+        scripts.run(
+                scripts.countTopics, List.of(keys.pool(shard), keys.topics(shard), keys.topicJobs(shard)), List.of());
+    }
+
+    @Override
+    public MasterState masterState(int shard) {
+        return masterAgreed(shard, "");
+    }
+
+    @Override
+    public MasterState markReplayed(int shard, String masterId) {
+        return masterAgreed(shard, masterId);
+    }
+
+    private MasterState masterAgreed(int shard, String mark) {
+        List<?> reply = (List<?>) scripts.run(scripts.masterAgreed, List.of(keys.replayedOnto(shard)), List.of(mark));
+        return new MasterState((String) reply.get(0), (String) reply.get(1));
+    }
+
+    @Override
+    public List<Replayed> replay(int shard, List<JournaledState> states, long now) {
+        if (states.isEmpty()) {
+            return List.of();
+        }
+        // a job made final leaves its topic's count (lib.lua): the topic keys are declared
+        List<String> k = shardKeys.countedKeys(shard);
+        List<String> args = new ArrayList<>(2 + states.size() * 5);
+        args.add(Long.toString(now));
+        args.add(Long.toString(retentionMs));
+        for (JournaledState state : states) {
+            if (state.status() == JobStatus.DEAD && !k.contains(keys.dead(shard, state.topic()))) {
+                k.add(keys.dead(shard, state.topic()));
+            }
+            args.add(state.id());
+            args.add(state.status().name());
+            args.add(Integer.toString(state.attempts()));
+            args.add(Long.toString(state.score()));
+            args.add(state.topic());
+        }
+        List<?> reply = (List<?>) scripts.run(scripts.replay, k, args);
+        List<Replayed> out = new ArrayList<>(reply.size());
+        for (Object code : reply) {
+            out.add(Replayed.values()[((Long) code).intValue()]);
+        }
+        return out;
     }
 
     @Override
@@ -360,7 +457,7 @@ public final class RedisJobStore implements JobStore {
             args.add(PoolValues.encode(job));
             args.add(Long.toString(job.executeAt()));
         }
-        List<String> k = shardKeys.shardKeysAnd(shard, keys.tier(shard), keys.epoch(shard), keys.topics(shard));
+        List<String> k = shardKeys.countedKeys(shard, keys.tier(shard), keys.epoch(shard));
         Object result = scripts.run(scripts.tierLoad, k, args);
         if (result instanceof Long current) {
             throw new StaleEpochException(shard, epoch, current);
@@ -380,8 +477,9 @@ public final class RedisJobStore implements JobStore {
     public List<Admission> admit(List<Job> jobs) {
         return pipeline.perShard(
                 jobs,
+                Job::executeAt,
                 scripts.tierAdmit,
-                (shard, shardJobs) -> shardKeys.shardKeysAnd(shard, keys.tier(shard), keys.topics(shard)),
+                (shard, shardJobs) -> shardKeys.countedKeys(shard, keys.tier(shard)),
                 r -> r == 1 ? Admission.ADMITTED : r == 0 ? Admission.PRESENT : Admission.LEFT_TO_LOADER,
                 "Redis did not admit {} far jobs of one shard: {}",
                 Admission[]::new);

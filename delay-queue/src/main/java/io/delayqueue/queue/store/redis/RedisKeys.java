@@ -39,8 +39,17 @@ public final class RedisKeys {
         return tag(shard) + ":done";
     }
 
+    /** The topics that have jobs in the shard (not final ones; a SET, kept by the scripts with {@link #topicJobs}). */
     public String topics(int shard) {
         return tag(shard) + ":topics";
+    }
+
+    /**
+     * How many jobs that are not final each topic has in the shard (HASH topic -> jobs): a topic whose count reaches 0
+     * leaves it and {@link #topics}. Its field {@code ~counted} says that the shard's pool was counted (lib.lua).
+     */
+    public String topicJobs(int shard) {
+        return tag(shard) + ":topic-jobs";
     }
 
     public String ready(int shard, String topic) {
@@ -73,6 +82,14 @@ public final class RedisKeys {
      */
     public String epoch(int shard) {
         return tag(shard) + ":epoch";
+    }
+
+    /**
+     * The replication id of the Redis master the journal was last replayed onto (the fail-over protocol): the
+     * shard's jobs are moved and reserved only while it is the master's own ({@code master_agreed} in lib.lua).
+     */
+    public String replayedOnto(int shard) {
+        return tag(shard) + ":replayed-onto";
     }
 
     /**

@@ -33,7 +33,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * commands take any pooled connection: so one connection writes a mark under the shard's hash tag (the same master
  * as the shard's scripts, in Cluster too) and then waits. The replication stream is ordered, so a replica that has
  * the mark has every write the master made before it. A fail-over between the write and the mark cannot be told
- * apart (the mark lands on the new master): the reconciler makes Redis agree with the journal then.
+ * apart (the mark lands on the new master): the fail-over protocol (engine.failover) makes the new master agree with
+ * the journal before anything of it is handed over.
  */
 public final class ReplicaWait {
     /** No replicas to wait for (a single node, the embedded Redis). */

@@ -63,7 +63,10 @@ final class ShardKeys {
         return k;
     }
 
-    /** {@link #shardKeys}, then the pending deletes, what undoing them puts back and how many deletes hold each. */
+    /**
+     * {@link #shardKeys}, then the pending deletes, what undoing them puts back and how many deletes hold each, then
+     * the topics' counts ({@link #countedKeys}).
+     */
     List<String> deleteKeys(int shard) {
         return List.of(
                 keys.pool(shard),
@@ -72,7 +75,20 @@ final class ShardKeys {
                 keys.done(shard),
                 keys.deleting(shard),
                 keys.deleteUndo(shard),
-                keys.deleteHolders(shard));
+                keys.deleteHolders(shard),
+                keys.topics(shard),
+                keys.topicJobs(shard));
+    }
+
+    /**
+     * {@link #shardKeys}, then {@code more}, then the topic set and the jobs per topic: the keys of a script that adds
+     * jobs or makes them final, which keeps the topics' counts (lib.lua) and forgets a topic with no job left.
+     */
+    List<String> countedKeys(int shard, String... more) {
+        List<String> k = shardKeysAnd(shard, more);
+        k.add(keys.topics(shard));
+        k.add(keys.topicJobs(shard));
+        return k;
     }
 
     List<String> deadKeys(int shard, String topic) {

@@ -16,6 +16,7 @@ import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.IntFunction;
 import java.util.function.LongFunction;
+import java.util.function.ToLongFunction;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -42,12 +43,13 @@ final class ShardPipeline {
 
     /**
      * Runs {@code script} once per shard of {@code jobs}, all shards in one pipeline (one round trip, not one per
-     * shard), with the (id, pool value, due) triples of the shard's jobs, and reads back one number per job.
+     * shard), with the (id, pool value, bucket score) triples of the shard's jobs, and reads back one number per job.
      * Results are in the order of {@code jobs}; a shard whose call failed leaves its jobs {@code null} (the others
      * are kept), and when every shard failed, the failure is thrown.
      */
     <T> List<T> perShard(
             List<Job> jobs,
+            ToLongFunction<Job> scoreOf,
             LuaScript script,
             BiFunction<Integer, List<Job>, List<String>> keysOf,
             LongFunction<T> result,
@@ -65,7 +67,7 @@ final class ShardPipeline {
                 shardJobs.add(job);
                 args.add(job.id());
                 args.add(PoolValues.encode(job));
-                args.add(Long.toString(job.executeAt()));
+                args.add(Long.toString(scoreOf.applyAsLong(job)));
             }
             calls.add(new LuaScript.Call(keysOf.apply(shard, shardJobs), args));
         }

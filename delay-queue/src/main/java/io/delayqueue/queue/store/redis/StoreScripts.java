@@ -31,6 +31,10 @@ final class StoreScripts {
     final LuaScript tierLoad = LuaScript.load("tier_load");
     final LuaScript tierAdmit = LuaScript.load("tier_admit");
     final LuaScript tierAbsent = LuaScript.load("tier_absent");
+    final LuaScript replay = LuaScript.load("replay");
+    final LuaScript masterAgreed = LuaScript.load("master_agreed");
+    final LuaScript countTopics = LuaScript.load("count_topics");
+    final LuaScript deleteDead = LuaScript.load("delete_dead");
 
     private final UnifiedJedis redis;
     private final ShardKeys keys;
@@ -57,7 +61,11 @@ final class StoreScripts {
                 tierIntent,
                 tierLoad,
                 tierAdmit,
-                tierAbsent)) {
+                tierAbsent,
+                replay,
+                masterAgreed,
+                countTopics,
+                deleteDead)) {
             script.setListener(listener);
         }
     }

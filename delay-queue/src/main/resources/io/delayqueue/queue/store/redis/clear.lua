@@ -3,7 +3,8 @@
 -- are left where they are and counted, so the caller moves its offset past them), then READY jobs popped from
 -- the ready lists given. The caller gives the ready lists of a page of the shard's topics (RedisJobStore.clear:
 -- those whose lists are not empty, at most ShardKeys.MAX_TOPICS_PER_CALL per call), never every topic at once.
--- KEYS: pool, bucket, counts, done, deleting, delete-undo, delete-holders, then ready lists (see lib.lua).
+-- KEYS: pool, bucket, counts, done, deleting, delete-undo, delete-holders, topics, topic-jobs, then ready lists (see
+-- lib.lua).
 -- ARGV: now, limit, offset ('': leave the bucket alone).
 -- Returns { ids whose delete began, reserved entries kept, bucket entries looked at, READY jobs the shard holds now }
 -- (none: no ready list needs emptying, so the caller reads no topic).
@@ -26,7 +27,7 @@ for _, id in ipairs(ids) do
     redis.call('ZREM', KEYS[2], id)
   end
 end
-for i = 8, #KEYS do
+for i = 10, #KEYS do
   local list = KEYS[i]
   while #deleted < limit do
     local id = redis.call('RPOP', list)

@@ -1,6 +1,6 @@
 -- The journal committed these deletes: they are final, and purged once the retention ends.
 -- Every hold ends: a delete held by several is final once one of them committed.
--- KEYS: pool, bucket, counts, done, deleting, delete-undo, delete-holders. ARGV: now, retention, ids... Returns the topic of each delete that was pending (and is confirmed now).
+-- KEYS: pool, bucket, counts, done, deleting, delete-undo, delete-holders, topics, topic-jobs. ARGV: now, retention, ids... Returns the topic of each delete that was pending (and is confirmed now).
 local purgeAt = tonumber(ARGV[1]) + tonumber(ARGV[2])
 local topics = {}
 for i = 3, #ARGV do

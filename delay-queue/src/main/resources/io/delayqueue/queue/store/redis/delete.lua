@@ -3,7 +3,7 @@
 -- written as a pending DELETED tombstone from ARGV[3] when given (a job that only the journal holds), so that
 -- no restore or late push can bring it into Redis alive. ARGV: now, id[, tombstone value].
 -- A job pending deletion already is held once more (see hold_delete): the caller's commit settles it as well, and
--- its refusal lets go of its own hold only. KEYS: pool, bucket, counts, done, deleting, delete-undo, delete-holders.
+-- its refusal lets go of its own hold only. KEYS: pool, bucket, counts, done, deleting, delete-undo, delete-holders, topics, topic-jobs.
 -- Returns { 1, 'DELETED' } (begun, or pending already and held), { 0, false } when unknown, { 2, status } when the
 -- state forbids it (a DELETED job whose delete is confirmed is { 2, 'DELETED' }).
 local now, id = ARGV[1], ARGV[2]

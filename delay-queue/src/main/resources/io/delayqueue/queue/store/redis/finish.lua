@@ -1,4 +1,4 @@
--- Acknowledges RESERVED jobs. ARGV: now, retention, then pairs of id, attempt (see stale).
+-- Acknowledges RESERVED jobs. KEYS: pool, bucket, counts, done, topics, topic-jobs. ARGV: now, retention, then pairs of id, attempt (see stale).
 -- Returns per id: 1, 'FINISHED' when finished now; 0, false when unknown; 3, status when the attempt is stale;
 -- 2, status otherwise.
 local retention = tonumber(ARGV[2])

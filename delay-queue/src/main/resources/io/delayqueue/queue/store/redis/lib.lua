@@ -142,18 +142,69 @@ local count_deltas = {}
 local function count(st, n)
   count_deltas[st] = (count_deltas[st] or 0) + n
 end
+-- Jobs per topic that are not final (DELAY, READY, RESERVED, DEAD), so that a topic with no job left in the shard
+-- is forgotten: '<tag>:topic-jobs' (HASH topic -> jobs) and '<tag>:topics' (SET of the topics it counts, the one the
+-- readers scan: RedisJobStore.stats). Both are found by name among KEYS, declared by every script that adds or
+-- finalizes jobs (push, tier_admit, tier_load, finish, delete, clear, undo_delete, delete_dead); the changes of one
+-- run are written once, when it ends, in the same atomic run as the jobs', so a push racing the last job's end
+-- either counts after it (the topic stays) or before it (the count never reached 0). Counting begins in a shard
+-- once count_topics.lua counted its pool (the field COUNTED): before, as in versions that did not count, a topic
+-- is only added.
+local COUNTED = '~counted'
+local topic_deltas = {}
+local function count_topic(topic, n)
+  topic_deltas[topic] = (topic_deltas[topic] or 0) + n
+end
+local function live(st)
+  return st ~= 'FINISHED' and st ~= 'DELETED'
+end
+local function flush_topic_counts()
+  if next(topic_deltas) == nil then
+    return
+  end
+  local set, jobs
+  for i = 1, #KEYS do
+    local kind = string.match(KEYS[i], '^{[^}]*}:(%l+%-?%l*)$')
+    if kind == 'topics' then
+      set = KEYS[i]
+    elseif kind == 'topic-jobs' then
+      jobs = KEYS[i]
+    end
+  end
+  if not set or not jobs then
+    error('delay-queue: a script that adds or finalizes jobs must declare the topics and topic-jobs keys')
+  end
+  local counted = redis.call('HEXISTS', jobs, COUNTED) == 1
+  for topic, n in pairs(topic_deltas) do
+    if counted and n ~= 0 then
+      if redis.call('HINCRBY', jobs, topic, n) <= 0 then
+        redis.call('HDEL', jobs, topic)
+        redis.call('SREM', set, topic)
+      elseif n > 0 then
+        redis.call('SADD', set, topic)
+      end
+    elseif n > 0 then
+      redis.call('SADD', set, topic)
+    end
+  end
+end
+
 local function flush_counts()
   for st, n in pairs(count_deltas) do
     if n ~= 0 then
       redis.call('HINCRBY', KEYS[3], st, n)
     end
   end
+  flush_topic_counts()
 end
 
 -- Changes the status of a parsed job, keeps the counts in step and writes it back.
 local function transition(id, j, st)
   count(j.st, -1)
   count(st, 1)
+  if live(j.st) ~= live(st) then
+    count_topic(j.topic, live(st) and 1 or -1)
+  end
   j.st = st
   local v = render(j)
   redis.call('HSET', KEYS[1], id, v)
@@ -191,4 +242,22 @@ end
 local function hold_delete(id, now)
   redis.call('HSET', KEYS[7], id, delete_holders(id) + 1)
   redis.call('ZADD', KEYS[5], now, id)
+end
+
+-- The fail-over gate (engine.failover.FailoverProtocol): a shard's jobs are moved (move_due) and reserved (reserve)
+-- only on a master that agrees with the journal's recent past. The shard's `replayed-onto` key holds the replication
+-- id (INFO replication's master_replid) of the master the journal was last replayed onto. A replica promoted to
+-- master takes a new replication id, a restarted Redis draws a new one, and a slot moved to another master is on a
+-- node with another: each answers "not agreed" until the shard's owner has replayed the journal's window onto it
+-- and marked it (master_agreed.lua). A Redis that refuses INFO in scripts (a proxy) has no id, and is not gated.
+local function master_id()
+  local ok, info = pcall(redis.call, 'INFO', 'replication')
+  if not ok or type(info) ~= 'string' then
+    return nil
+  end
+  return string.match(info, 'master_replid:(%w+)')
+end
+local function master_agreed(key)
+  local id = master_id()
+  return id == nil or redis.call('GET', key) == id
 end

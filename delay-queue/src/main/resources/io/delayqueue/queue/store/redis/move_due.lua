@@ -10,7 +10,9 @@
 -- the shard's is refused and moves nothing, so an owner that was paused while another took the shard over
 -- cannot move its jobs when it wakes (fence, in lib.lua: a higher epoch is stored, 0 is unfenced, a negative one is
 -- refused).
--- KEYS: pool, bucket, counts, done, epoch, then topic keys (see lib.lua; the ready list of each pull topic with a
+-- Gated by the fail-over protocol (KEYS[6], replayed-onto; master_agreed in lib.lua): on a master the journal was not
+-- replayed onto yet (a promoted replica, a restarted Redis) nothing is moved, and the move answers { 'new-master' }.
+-- KEYS: pool, bucket, counts, done, epoch, replayed-onto, then topic keys (see lib.lua; the ready list of each pull topic with a
 -- job due, and the dead set of each topic with a job dying, are needed).
 -- Topic keys not given: when the first due entry needs one, the move names the topics the batch lacks (up to
 -- MAX_NAMED_TOPICS; the batch ends before the entry that would need one more) and moves nothing; when a later
@@ -23,6 +25,9 @@
 local refused = fence(KEYS[5], ARGV[7])
 if refused then
   return refused
+end
+if not master_agreed(KEYS[6]) then
+  return { 'new-master' }
 end
 local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])

@@ -1,8 +1,8 @@
 -- Adds jobs that are not in the pool yet (also used by restore). A DELAY job goes into the bucket at its
 -- due time; a DEAD job (restored) back into its topic's dead set.
--- KEYS: pool, bucket, counts, done, topics (SET of the shard's topics), then the dead set of each topic of a
--- DEAD job in the call. ARGV: triples id, value, due. Returns 1 (created) or 0 (id exists) per job.
--- The counts and the topic set are written once per script, not once per job.
+-- KEYS: pool, bucket, counts, done, topics, topic-jobs (see lib.lua), then the dead set of each topic of a DEAD job
+-- in the call. ARGV: triples id, value, due. Returns 1 (created) or 0 (id exists) per job.
+-- The counts and the topics' counts are written once per script, not once per job.
 -- each DEAD job's dead set must be declared: checked before the first write, so a mistake changes nothing
 for i = 2, #ARGV, 3 do
   if string.sub(ARGV[i], 1, 5) == 'DEAD|' then
@@ -10,7 +10,6 @@ for i = 2, #ARGV, 3 do
   end
 end
 local out = {}
-local topics = {}
 for i = 1, #ARGV, 3 do
   local id = ARGV[i]
   if redis.call('HSETNX', KEYS[1], id, ARGV[i + 1]) == 1 then
@@ -21,13 +20,10 @@ for i = 1, #ARGV, 3 do
       redis.call('ZADD', KEYS[2], ARGV[i + 2], id)
     end
     count(j.st, 1)
-    topics[j.topic] = true
+    if live(j.st) then count_topic(j.topic, 1) end
     out[#out + 1] = 1
   else
     out[#out + 1] = 0
   end
-end
-for topic in pairs(topics) do
-  redis.call('SADD', KEYS[5], topic)
 end
 return out

@@ -1,7 +1,12 @@
 -- Reserves up to a number of READY jobs of a topic's ready list, oldest first, each until now + its ttr.
 -- Entries of jobs that are no longer READY (deleted meanwhile) are dropped on the way, at most 1000 of them per
--- call. KEYS[5] the ready list. ARGV: now, the most jobs to reserve (1 when absent).
--- Returns { id, value, id, value, ... }: the jobs reserved, possibly none.
+-- call. KEYS[5] the ready list, KEYS[6] the shard's replayed-onto key. ARGV: now, the most jobs to reserve (1 when
+-- absent).
+-- Returns { id, value, id, value, ... }: the jobs reserved, possibly none; 0 (nothing reserved) on a master the
+-- journal was not replayed onto yet (master_agreed in lib.lua).
+if not master_agreed(KEYS[6]) then
+  return 0
+end
 local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2] or '1')
 local out = {}

@@ -12,7 +12,7 @@
 --   took over): a push committed since was left to the loader, and the page, read before, does not hold it;
 --   the cursor is gone and the page does not start from the first row: { -3 } (moving the cursor would skip the
 --   rows before the page).
--- KEYS: pool, bucket, counts, done, tier, epoch, topics (SET of the shard's topics). ARGV: epoch, readAt, now,
+-- KEYS: pool, bucket, counts, done, tier, epoch, topics, topic-jobs (see lib.lua). ARGV: epoch, readAt, now,
 -- maxAge, cursor due, cursor id (the page's end), token and intent read under, 1 when the page starts from the
 -- first row (else 0), then triples id, value, due.
 -- Returns { ids loaded, earliest due loaded or false }, or a refusal above.
@@ -48,20 +48,16 @@ local function beyond(due, id)
   return ldue == nil or due > ldue or (due == ldue and id_after(id, lid))
 end
 local loadedIds, earliest = {}, nil
-local topics = {}
 for i = 10, #ARGV, 3 do
   local id, v, due = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   if beyond(due, id) and redis.call('HSETNX', KEYS[1], id, v) == 1 then
     local j = parse(v)
     redis.call('ZADD', KEYS[2], ARGV[i + 2], id)
     count(j.st, 1)
-    topics[j.topic] = true
+    count_topic(j.topic, 1)
     loadedIds[#loadedIds + 1] = id
     if earliest == nil or due < earliest then earliest = due end
   end
-end
-for topic in pairs(topics) do
-  redis.call('SADD', KEYS[7], topic)
 end
 local cdue = tonumber(ARGV[5])
 if beyond(cdue, ARGV[6]) then

@@ -65,7 +65,7 @@ class AcknowledgementFlushTest {
                 .withRedisPrefix(redis.prefix())
                 .withDispatch(d ->
                         d.withDefaultDispatcher(dispatcher.name()).withTimeout(Duration.ofMillis(DISPATCH_TIMEOUT_MS)));
-        JobStore store = redis.store(SHARDS, config.retention());
+        JobStore store = redis.agreedStore(SHARDS, config.retention());
         AtomicInteger failuresLeft = new AtomicInteger(1);
         TopicRoutes routes = new TopicRoutes(
                 config.dispatch().defaultDispatcher(), config.dispatch().topics());

@@ -76,7 +76,7 @@ class FullJournalBacklogTest {
                 .withShards(1)
                 .withRedisPrefix(redis.prefix())
                 .withDispatch(d -> d.withDefaultDispatcher(dispatcher.name()));
-        JobStore store = redis.store(1, config.retention());
+        JobStore store = redis.agreedStore(1, config.retention());
         TopicRoutes routes = new TopicRoutes(
                 config.dispatch().defaultDispatcher(), config.dispatch().topics());
         pipeline = new DispatchPipeline(

@@ -685,7 +685,7 @@ abstract class MyBatisJournalContract {
                 .isInstanceOf(DelayQueueException.Unavailable.class)
                 .hasMessageContaining("rows")
                 .hasMessageContaining("behind");
-        assertThatThrownBy(() -> journal.requireRoom())
+        assertThatThrownBy(() -> journal.takeRoom(1))
                 .as("a consumer's reserve or finish while the backlog is full")
                 .isInstanceOf(DelayQueueException.Unavailable.class)
                 .hasMessageContaining("nothing was changed");
@@ -693,7 +693,7 @@ abstract class MyBatisJournalContract {
         await("every kept row is written").atMost(WAIT).until(() -> journal.queuedRows() == 0);
         assertThat(count("SELECT COUNT(*) FROM delay_queue_job_log WHERE event = 'TTR_EXPIRED'"))
                 .isEqualTo(kept);
-        journal.requireRoom();
+        journal.takeRoom(1).close();
         assertThat(journal.recordCreated(List.of(job(newId(), T0))))
                 .as("pushes work again")
                 .isEmpty();

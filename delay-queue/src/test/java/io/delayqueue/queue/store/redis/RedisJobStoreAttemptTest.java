@@ -36,7 +36,7 @@ class RedisJobStoreAttemptTest {
     @BeforeEach
     void setUp() {
         redis = new RedisFixture();
-        store = redis.store(SHARDS, Duration.ofMinutes(1));
+        store = redis.agreedStore(SHARDS, Duration.ofMinutes(1));
     }
 
     @AfterEach

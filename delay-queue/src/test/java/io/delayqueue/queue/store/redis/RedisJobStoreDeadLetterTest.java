@@ -31,7 +31,7 @@ class RedisJobStoreDeadLetterTest {
     @BeforeEach
     void setUp() {
         redis = new RedisFixture();
-        store = redis.store(SHARDS, Duration.ofMinutes(1));
+        store = redis.agreedStore(SHARDS, Duration.ofMinutes(1));
     }
 
     @AfterEach
@@ -212,5 +212,47 @@ class RedisJobStoreDeadLetterTest {
 
         assertThat(statusOf(job.id())).isEqualTo(JobStatus.DEAD);
         assertThat(store.listDead("orders", 0, 10)).extracting(Job::id).containsExactly(job.id());
+    }
+
+    @Test
+    void a_dead_letter_deleted_is_out_of_its_dead_set_pending_and_its_refused_delete_puts_it_back() {
+        Job kept = dead(0, "t", T0);
+        Job deleted = dead(0, "t", T0 + 1);
+        Job refused = dead(0, "t", T0 + 2);
+        Job other = dead(0, "u", T0 + 3);
+
+        List<Outcome> begun =
+                store.beginDeadDeletes("t", 0, List.of(deleted.id(), refused.id(), other.id(), "unknown"), T0 + 10);
+
+        assertThat(begun)
+                .extracting(Outcome::result, Outcome::status)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(Outcome.Result.APPLIED, JobStatus.DELETED),
+                        org.assertj.core.groups.Tuple.tuple(Outcome.Result.APPLIED, JobStatus.DELETED),
+                        org.assertj.core.groups.Tuple.tuple(Outcome.Result.CONFLICT, JobStatus.DEAD),
+                        org.assertj.core.groups.Tuple.tuple(Outcome.Result.NOT_FOUND, null));
+        assertThat(store.listDead("t", 0, 10)).extracting(Job::id).containsExactly(kept.id());
+        assertThat(store.countDead("t", 0)).isEqualTo(1);
+        assertThat(store.pendingDeletesAmong(List.of(deleted.id(), refused.id())))
+                .containsExactlyInAnyOrder(deleted.id(), refused.id());
+        // nothing requeues a dead letter being deleted
+        assertThat(store.requeueDead("t", 0, List.of(deleted.id()), T0 + 11)
+                        .get(0)
+                        .status())
+                .isEqualTo(JobStatus.DELETED);
+
+        assertThat(store.confirmDeletes(0, List.of(deleted.id()), T0 + 12)).containsExactly("t");
+        assertThat(store.undoDeletes(0, List.of(refused.id()))).containsKey(refused.id());
+
+        assertThat(statusOf(deleted.id())).isEqualTo(JobStatus.DELETED);
+        assertThat(statusOf(refused.id())).isEqualTo(JobStatus.DEAD);
+        assertThat(store.listDead("t", 0, 10)).extracting(Job::id).containsExactly(kept.id(), refused.id());
+        // without a topic (DELETE /jobs/{id}), the job's own dead set is found
+        assertThat(store.beginDeadDeletes(null, 0, List.of(other.id()), T0 + 20)
+                        .get(0)
+                        .applied())
+                .isTrue();
+        assertThat(store.countDead("u", 0)).isZero();
+        assertThat(store.deadBefore("t", 0, T0 + 2, 10)).containsExactly(kept.id());
     }
 }

@@ -31,7 +31,7 @@ class RedisJobStoreEpochTest {
     @BeforeEach
     void setUp() {
         redis = new RedisFixture();
-        store = redis.store(SHARDS, Duration.ofMinutes(1));
+        store = redis.agreedStore(SHARDS, Duration.ofMinutes(1));
     }
 
     @AfterEach

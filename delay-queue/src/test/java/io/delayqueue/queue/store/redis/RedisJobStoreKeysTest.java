@@ -65,6 +65,7 @@ class RedisJobStoreKeysTest {
 
     /** A store on the test's prefix, as another instance of the queue: it has met no topic yet. */
     private RedisJobStore instance() {
+        redis.agreedStore(SHARDS, Duration.ofMinutes(1));
         RedisJobStore store = new RedisJobStore(checking, redis.prefix(), SHARDS, Duration.ofMinutes(1), false);
         store.setListener((operation, nanos, failed) -> ran.add(operation));
         return store;

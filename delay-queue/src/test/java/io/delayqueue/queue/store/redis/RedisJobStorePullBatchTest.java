@@ -42,7 +42,7 @@ class RedisJobStorePullBatchTest {
     @BeforeEach
     void setUp() {
         redis = new RedisFixture();
-        store = redis.store(SHARDS, Duration.ofMinutes(1));
+        store = redis.agreedStore(SHARDS, Duration.ofMinutes(1));
     }
 
     @AfterEach

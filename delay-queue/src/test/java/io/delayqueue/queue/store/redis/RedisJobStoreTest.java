@@ -47,7 +47,7 @@ class RedisJobStoreTest {
     @BeforeEach
     void setUp() {
         redis = new RedisFixture();
-        store = redis.store(SHARDS, Duration.ofMillis(RETENTION));
+        store = redis.agreedStore(SHARDS, Duration.ofMillis(RETENTION));
     }
 
     @AfterEach
@@ -92,8 +92,8 @@ class RedisJobStoreTest {
 
         List<String> keys = redis.allKeys();
 
-        Pattern layout = Pattern.compile(
-                "\\{" + Pattern.quote(redis.prefix()) + ":(\\d+)\\}:(pool|bucket|counts|done|topics|ready:.+|dead:.+)");
+        Pattern layout = Pattern.compile("\\{" + Pattern.quote(redis.prefix())
+                + ":(\\d+)\\}:(pool|bucket|counts|done|topics|replayed-onto|ready:.+|dead:.+)");
         Map<Integer, Set<Integer>> slotsByShard = new java.util.TreeMap<>();
         Set<String> kinds = new HashSet<>();
         for (String key : keys) {
@@ -130,7 +130,7 @@ class RedisJobStoreTest {
 
     @Test
     void each_claim_of_an_id_node_gets_a_number_no_other_claim_got() throws Exception {
-        RedisJobStore other = redis.store(SHARDS, Duration.ofMillis(RETENTION));
+        RedisJobStore other = redis.agreedStore(SHARDS, Duration.ofMillis(RETENTION));
         Set<Integer> claimed = ConcurrentHashMap.newKeySet();
         List<Thread> threads = new ArrayList<>();
         for (RedisJobStore instance : List.of(store, other, store, other)) {
