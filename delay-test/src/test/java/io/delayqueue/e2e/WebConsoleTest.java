@@ -276,7 +276,7 @@ class WebConsoleTest {
         });
         await("every unfinished job is dead").atMost(WAIT).until(() -> dead.stream()
                 .allMatch(id -> "DEAD"
-                        .equals(new Api(port)
+                        .equals(authorized()
                                 .get("/jobs/" + id)
                                 .data()
                                 .path("status")
@@ -317,7 +317,7 @@ class WebConsoleTest {
         wait.until(d -> text("message-text").contains("1 deleted"));
         wait.until(d -> text("dead-total").startsWith("0 dead jobs"));
         for (String id : dead) {
-            assertThat(new Api(port).get("/jobs/" + id).data().path("status").asText())
+            assertThat(authorized().get("/jobs/" + id).data().path("status").asText())
                     .as(id)
                     .isEqualTo("DELETED");
             assertThat(STORES.journal().queryStrings("SELECT status FROM delay_queue_job WHERE id = '" + id + "'"))
