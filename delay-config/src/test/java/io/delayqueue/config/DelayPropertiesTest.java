@@ -340,4 +340,39 @@ class DelayPropertiesTest {
 
         assertThat(p.toEngineConfig().limits().maxBodyBytes()).isEqualTo(Integer.MAX_VALUE);
     }
+
+    @Test
+    void a_blank_or_false_token_is_no_token_and_true_is_refused_naming_the_setting() {
+        for (String none : new String[] {null, "", "  ", "false", "FALSE", " False "}) {
+            assertThat(SecurityProperties.configuredToken(none))
+                    .as("'%s'", none)
+                    .isNull();
+        }
+        assertThat(SecurityProperties.configuredToken("s3cret")).isEqualTo("s3cret");
+        assertThatThrownBy(() -> SecurityProperties.configuredToken("TRUE"))
+                .hasMessageContaining("delay.security.token is the token itself");
+    }
+
+    @Test
+    void the_hosts_answered_are_the_loopback_names_the_address_and_the_list_or_any_with_a_token_and_no_list() {
+        SecurityProperties security = bind(Map.of()).getSecurity();
+        assertThat(security.answeredHosts(null)).containsExactly("localhost", "127.0.0.1", "[::1]");
+        assertThat(security.answeredHosts("0.0.0.0")).containsExactly("localhost", "127.0.0.1", "[::1]");
+        assertThat(security.answeredHosts("Queue.Internal")).endsWith("queue.internal");
+
+        SecurityProperties listed = bind(Map.of("delay.security.allowed-hosts", "Queue.Internal,q.example"))
+                .getSecurity();
+        assertThat(listed.answeredHosts(null))
+                .containsExactly("localhost", "127.0.0.1", "[::1]", "queue.internal", "q.example");
+
+        assertThat(bind(Map.of("delay.security.token", "s3cret")).getSecurity().answeredHosts(null))
+                .containsExactly("*");
+        assertThat(bind(Map.of("delay.security.token", "false")).getSecurity().answeredHosts(null))
+                .as("false is no token")
+                .doesNotContain("*");
+        assertThat(bind(Map.of("delay.security.token", "s3cret", "delay.security.allowed-hosts", "q.example"))
+                        .getSecurity()
+                        .answeredHosts(null))
+                .containsExactly("localhost", "127.0.0.1", "[::1]", "q.example");
+    }
 }

@@ -19,7 +19,8 @@ import org.springframework.http.ResponseEntity;
  * (JFR); this path is what most callers take.
  *
  * <p>Every other method on {@code /push} (a {@code GET} answered 405, a CORS preflight refused with 403, {@code
- * OPTIONS}) goes on to the filters after it and the dispatcher, as does every other path. It is the first filter,
+ * OPTIONS}) goes on to the filters after it and the dispatcher, as does every other path. It is the first filter
+ * (after {@link BrowserGuardValve}, a Tomcat valve that runs before every filter),
  * so that the others cost a push nothing: it checks the token itself where one is set ({@link TokenFilter}'s check
  * and answer), and times its requests into Spring's request timer itself ({@link Timing}) in place of the request
  * metrics' observation, which was another tenth of the CPU (its context, key values and handlers per request); the

@@ -318,7 +318,8 @@ public class JobController {
             summary = "Look a job up",
             description = "The job with its status, attempts, current due time (executeAt), the tier it was found"
                     + " in (redis, or journal for a far job not loaded yet) and its journaled transitions, oldest"
-                    + " first. Open without the token.")
+                    + " first. Needs the token when delay.security.token is set: it returns the job's body and url,"
+                    + " and ids can be enumerated.")
     @Answer(code = 200, when = "data is {job, status, tier, history}")
     @Answer(code = 404, when = "no such job (or it was final longer ago than delay.retention)")
     @Answer(code = 503, when = "Redis or the journal is unavailable")

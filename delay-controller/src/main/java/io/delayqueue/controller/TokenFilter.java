@@ -12,9 +12,10 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * When {@code delay.security.token} is set, every call that changes the queue (push, pull, finish,
  * delete, admin) must carry {@code Authorization: Bearer <token>} or {@code X-Delay-Token: <token>}.
- * Reads ({@code GET /jobs/..}, {@code /stats}, health, the API description) stay open, and so do the web
- * console's static files (and the chart library's webjar) and its reads of figures: the page holds no data and asks
- * for the token when a call is answered 401.
+ * Reads of figures ({@code /stats}, health, the API description) stay open, and so do the web console's static
+ * files (and the chart library's webjar) and its reads of figures: the page holds no data and asks for the token
+ * when a call is answered 401. Reads of jobs ({@code GET /jobs/{id}}, the console's job browser, dead letters) need
+ * the token: they return the callers' bodies and urls, and job ids are time-ordered, so they can be enumerated.
  */
 public class TokenFilter extends OncePerRequestFilter {
     /** The web console's static files (delay-controller's {@code static/}). */
@@ -65,8 +66,7 @@ public class TokenFilter extends OncePerRequestFilter {
     /** Whether a call of {@code method} on {@code path} needs no token (the API description says so too). */
     static boolean isOpen(String method, String path) {
         return "GET".equals(method)
-                && (path.startsWith("/jobs/")
-                        || path.equals("/stats")
+                && (path.equals("/stats")
                         || path.startsWith("/actuator")
                         || path.startsWith("/v3/api-docs")
                         || path.startsWith("/swagger-ui")

@@ -42,6 +42,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.DependsOn;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Lazy;
@@ -237,10 +238,10 @@ public class DelayQueueConfiguration {
     }
 
     @Bean
-    @ConditionalOnProperty(name = "delay.security.token")
+    @Conditional(TokenConfigured.class)
     public FilterRegistrationBean<TokenFilter> tokenFilter(DelayProperties properties) {
         FilterRegistrationBean<TokenFilter> registration = new FilterRegistrationBean<>(
-                new TokenFilter(properties.getSecurity().getToken()));
+                new TokenFilter(properties.getSecurity().configuredToken()));
         registration.setOrder(0);
         return registration;
     }

@@ -1,7 +1,10 @@
 package io.delayqueue.core;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delayqueue.config.DelayProperties;
+import io.delayqueue.config.SecurityProperties;
 import io.delayqueue.controller.ApiExceptionHandler;
+import io.delayqueue.controller.BrowserGuardValve;
 import io.delayqueue.controller.CompletedFutureReturnValueHandler;
 import io.delayqueue.controller.DirectPushFilter;
 import io.delayqueue.controller.EnvelopeReturnValueHandler;
@@ -12,19 +15,24 @@ import io.delayqueue.controller.StrictInputInterceptor;
 import io.delayqueue.controller.TokenFilter;
 import io.delayqueue.controller.Utf8WriterJsonFactory;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import org.apache.catalina.Valve;
 import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.valves.ErrorReportValve;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.jackson.Jackson2ObjectMapperBuilderCustomizer;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
 import org.springframework.http.converter.json.MappingJackson2HttpMessageConverter;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -37,12 +45,15 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * The HTTP layer's strictness: bodies must be JSON and query strings well-formed UTF-8 ({@link
  * StrictInputInterceptor}), Tomcat reports its own errors in the JSON envelope ({@link JsonErrorReportValve};
  * errors forwarded to {@code /error} are answered by the controller module's {@code ApiErrorController}), and
- * answers carry text exactly as it was pushed ({@link Utf8WriterJsonFactory}). An auto-configuration, for
+ * answers carry text exactly as it was pushed ({@link Utf8WriterJsonFactory}), and browsers are kept to what a web
+ * page may do ({@link BrowserGuardValve}). An auto-configuration, for
  * servlet web applications only.
  */
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@EnableConfigurationProperties(DelayProperties.class)
 public class HttpConfiguration implements WebMvcConfigurer {
+    private static final Logger log = LoggerFactory.getLogger(HttpConfiguration.class);
 
     @Override
     public void addInterceptors(InterceptorRegistry registry) {
@@ -138,6 +149,26 @@ public class HttpConfiguration implements WebMvcConfigurer {
         registration.addUrlPatterns(DirectPushFilter.PATH);
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
         return registration;
+    }
+
+    /**
+     * {@link BrowserGuardValve} on the web application's context, before every filter: a {@code Host} the service
+     * does not answer for ({@link SecurityProperties#answeredHosts}) is refused with 421, and another site's page
+     * cannot change the queue (403). One line at start-up names the hosts answered.
+     */
+    @Bean
+    public WebServerFactoryCustomizer<TomcatServletWebServerFactory> browserGuard(
+            DelayProperties properties, Environment environment) {
+        List<String> hosts = properties.getSecurity().answeredHosts(environment.getProperty("server.address"));
+        if (hosts.contains("*")) {
+            log.info("answering requests for any Host name: the token guards the API (delay.security.allowed-hosts"
+                    + " limits the names)");
+        } else {
+            log.info(
+                    "answering requests for IP addresses and Host names {} only (delay.security.allowed-hosts)",
+                    String.join(", ", hosts));
+        }
+        return factory -> factory.addContextValves(new BrowserGuardValve(hosts));
     }
 
     /**

@@ -8,13 +8,13 @@ import org.springframework.boot.env.EnvironmentPostProcessor;
 import org.springframework.boot.web.context.WebServerInitializedEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.Environment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
  * Safe by default: without {@code delay.security.token} the API takes pushes, deletes and clearAll from anyone who
  * reaches it, so unless an address is configured ({@code server.address}, {@code SERVER_ADDRESS}) the service
- * listens on the loopback address {@value #LOOPBACK} only. With the token set, or an address configured, it
+ * listens on the loopback address {@value #LOOPBACK} only. With the token set ({@link TokenConfigured}, the reading
+ * the token check's bean takes too: blank or {@code false} is no token), or an address configured, it
  * listens where Spring Boot would ({@code server.address}, all addresses when unset). Once the web server is up,
  * one line says where it listens and why.
  *
@@ -31,7 +31,7 @@ public final class ListenAddress implements EnvironmentPostProcessor, Applicatio
 
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-        if (!environment.containsProperty("server.address") && !tokenSet(environment)) {
+        if (!environment.containsProperty("server.address") && !TokenConfigured.isSet(environment)) {
             environment.getPropertySources().addLast(new MapPropertySource(SOURCE, Map.of("server.address", LOOPBACK)));
         }
     }
@@ -56,12 +56,9 @@ public final class ListenAddress implements EnvironmentPostProcessor, Applicatio
             log.info(
                     "listening on {}{}",
                     address.isBlank() ? "every address, port " + port : address + ":" + port,
-                    tokenSet(environment) ? ", the API behind delay.security.token" : ", with no delay.security.token");
+                    TokenConfigured.isSet(environment)
+                            ? ", the API behind delay.security.token"
+                            : ", with no delay.security.token");
         }
-    }
-
-    private static boolean tokenSet(Environment environment) {
-        String token = environment.getProperty("delay.security.token");
-        return token != null && !token.isBlank();
     }
 }

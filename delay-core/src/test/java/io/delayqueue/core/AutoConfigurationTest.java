@@ -2,6 +2,8 @@ package io.delayqueue.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.delayqueue.config.SecurityProperties;
+import io.delayqueue.controller.TokenFilter;
 import io.delayqueue.queue.coordination.Coordinator;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.dispatch.console.ConsoleDispatcher;
@@ -20,13 +22,17 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.mybatis.spring.boot.autoconfigure.MybatisAutoConfiguration;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.AutoConfigurationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ClassPathScanningCandidateComponentProvider;
 import org.springframework.context.annotation.Configuration;
@@ -106,6 +112,38 @@ class AutoConfigurationTest {
             assertThat(context).doesNotHaveBean(MyBatisJournal.class);
             assertThat(context.getBean(DelayQueueEngine.class).isRunning()).isTrue();
         });
+    }
+
+    /**
+     * The token check's bean and the listen address read {@code delay.security.token} one way: blank and {@code
+     * false} (any case) are no token to both (no check, loopback only), anything else a token to both.
+     */
+    @ParameterizedTest
+    @CsvSource(
+            value = {"false,no", "FALSE,no", "' ',no", "'',no", "s3cret,yes"},
+            ignoreLeadingAndTrailingWhitespace = false)
+    void the_token_check_and_the_listen_address_agree_on_whether_a_token_is_set(String setting, String isToken) {
+        runner.withPropertyValues(SecurityProperties.TOKEN + "=" + setting).run(context -> {
+            assertThat(context).hasNotFailed();
+            boolean checked = context.getBeansOfType(FilterRegistrationBean.class).values().stream()
+                    .anyMatch(r -> r.getFilter() instanceof TokenFilter);
+            new ListenAddress().postProcessEnvironment(context.getEnvironment(), new SpringApplication());
+            boolean loopbackOnly = context.getEnvironment().getPropertySources().contains(ListenAddress.SOURCE);
+
+            assertThat(checked).as("the token check's bean for '%s'", setting).isEqualTo(isToken.equals("yes"));
+            assertThat(loopbackOnly)
+                    .as("the loopback default for '%s'", setting)
+                    .isEqualTo(!checked);
+        });
+    }
+
+    @Test
+    void a_token_of_true_is_refused_at_start_naming_the_setting() {
+        runner.withPropertyValues(SecurityProperties.TOKEN + "=True").run(context -> assertThat(context)
+                .hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining(SecurityProperties.TOKEN + " is the token itself, not a switch"));
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.delayqueue.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.ServiceProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,15 +37,7 @@ class ListenAddressTest {
     void without_a_token_or_an_address_the_service_listens_on_the_loopback_address_only() throws Exception {
         InetAddress outside = nonLoopbackAddress();
         try (ServiceProcess service = start("listen-default", List.of())) {
-            assertThat(service.linesContaining("listening on 127.0.0.1:" + service.port()))
-                    .as("the start-up line")
-                    .singleElement()
-                    .asString()
-                    .contains("the loopback address only")
-                    .contains("delay.security.token");
-            assertThat(accepts(outside, service.port()))
-                    .as("a connection to %s:%d", outside.getHostAddress(), service.port())
-                    .isFalse();
+            assertListensOnLoopbackOnly(service, outside);
         }
     }
 
@@ -61,6 +54,19 @@ class ListenAddressTest {
         }
     }
 
+    /** The token check and the listen address read the setting one way: {@code false} is no token to both. */
+    @Test
+    void a_token_of_false_is_no_token_and_the_service_listens_on_the_loopback_address_only() throws Exception {
+        InetAddress outside = nonLoopbackAddress();
+        try (ServiceProcess service = start("listen-false", List.of("--delay.security.token=False"))) {
+            assertListensOnLoopbackOnly(service, outside);
+            assertThat(service.linesContaining("behind delay.security.token")).isEmpty();
+            Api.Response pushed = new Api(service.port())
+                    .postJson("/push", java.util.Map.of("topic", "listen", "body", "no token", "delay", 60_000));
+            assertThat(pushed.status()).as("a push without a token: %s", pushed).isEqualTo(200);
+        }
+    }
+
     @Test
     void a_configured_address_is_used_without_a_token() throws Exception {
         InetAddress outside = nonLoopbackAddress();
@@ -72,6 +78,19 @@ class ListenAddressTest {
                     .as("a connection to %s:%d", outside.getHostAddress(), service.port())
                     .isTrue();
         }
+    }
+
+    /** The start-up line says the loopback address only, and {@code outside} is refused. */
+    private static void assertListensOnLoopbackOnly(ServiceProcess service, InetAddress outside) {
+        assertThat(service.linesContaining("listening on 127.0.0.1:" + service.port()))
+                .as("the start-up line")
+                .singleElement()
+                .asString()
+                .contains("the loopback address only")
+                .contains("delay.security.token");
+        assertThat(accepts(outside, service.port()))
+                .as("a connection to %s:%d", outside.getHostAddress(), service.port())
+                .isFalse();
     }
 
     private ServiceProcess start(String name, List<String> extra) {

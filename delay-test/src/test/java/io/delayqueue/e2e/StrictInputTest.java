@@ -452,7 +452,7 @@ class StrictInputTest {
 
     @Test
     void a_cross_origin_preflight_is_refused_in_the_envelope() {
-        Answer a = raw(("OPTIONS /push HTTP/1.1\r\nHost: x\r\nOrigin: http://elsewhere.example\r\n"
+        Answer a = raw(("OPTIONS /push HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://elsewhere.example\r\n"
                         + "Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type\r\n"
                         + "Connection: close\r\n\r\n")
                 .getBytes(ISO_8859_1));
@@ -463,7 +463,8 @@ class StrictInputTest {
     // ---- Tomcat's own errors over a raw socket ----
 
     static Stream<Arguments> rawRequests() {
-        String push = "POST /push HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n";
+        String push =
+                "POST /push HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n";
         return Stream.of(
                 arguments(
                         "a chunk size that is not hex is 400",
@@ -483,12 +484,12 @@ class StrictInputTest {
                         "bad request"),
                 arguments(
                         "a control character in the request target is 400",
-                        "GET /stats?x=\u0001 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                        "GET /stats?x=\u0001 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
                         400,
                         "bad request: Invalid character found in the request target"),
                 arguments(
                         "an encoded slash in a path is 400",
-                        "GET /jobs/a%2Fb HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                        "GET /jobs/a%2Fb HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
                         400,
                         "bad request: Invalid URI"),
                 arguments(
@@ -498,12 +499,12 @@ class StrictInputTest {
                         "not implemented"),
                 arguments(
                         "broken percent-encoding in jobId is 400 naming jobId",
-                        "GET /delete?jobId=ab%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                        "GET /delete?jobId=ab%zz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
                         400,
                         "jobId is not percent-encoded correctly: %zz"),
                 arguments(
                         "TRACE is 405",
-                        "TRACE /push HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                        "TRACE /push HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
                         405,
                         "method not allowed"),
                 arguments(

@@ -133,7 +133,7 @@ class WebConsoleTest {
         click("token-save");
         wait.until(d -> text("message-text").startsWith("pushed "));
         String pushed = text("message-text").split(" ")[1];
-        assertThat(new Api(port).get("/jobs/" + pushed).status())
+        assertThat(authorized().get("/jobs/" + pushed).status())
                 .as("the job the page says it pushed")
                 .isEqualTo(200);
 
@@ -212,7 +212,7 @@ class WebConsoleTest {
         click("delete-submit");
         wait.until(d -> text("message-text").equals("deleted " + later));
         wait.until(d -> text("job-fields").contains("DELETED"));
-        assertThat(new Api(port).get("/jobs/" + later).data().path("status").asText())
+        assertThat(authorized().get("/jobs/" + later).data().path("status").asText())
                 .isEqualTo("DELETED");
 
         // a dead letter: reserved once and left unfinished past its ttr, with one attempt allowed
@@ -222,7 +222,7 @@ class WebConsoleTest {
             return r.status() == 200 && dead.equals(r.data().path("id").asText());
         });
         await("the unfinished job is dead").atMost(WAIT).until(() -> "DEAD"
-                .equals(new Api(port).get("/jobs/" + dead).data().path("status").asText()));
+                .equals(authorized().get("/jobs/" + dead).data().path("status").asText()));
 
         // the topics with their counts; the dead letters of one are a click away, each with its last error
         wait.until(d -> topicCell("console.far", 1).equals("1"));
@@ -243,7 +243,7 @@ class WebConsoleTest {
                 .click();
         wait.until(d -> text("message-text").contains("1 requeued"));
         wait.until(d -> text("dead-total").startsWith("0 dead jobs"));
-        assertThat(new Api(port).get("/jobs/" + dead).data().path("status").asText())
+        assertThat(authorized().get("/jobs/" + dead).data().path("status").asText())
                 .as("the requeued job")
                 .isIn("DELAY", "READY");
         wait.until(d -> topicCell(PULL_TOPIC, 4).equals("0"));
@@ -276,7 +276,7 @@ class WebConsoleTest {
         });
         await("every unfinished job is dead").atMost(WAIT).until(() -> dead.stream()
                 .allMatch(id -> "DEAD"
-                        .equals(new Api(port)
+                        .equals(authorized()
                                 .get("/jobs/" + id)
                                 .data()
                                 .path("status")
@@ -317,7 +317,7 @@ class WebConsoleTest {
         wait.until(d -> text("message-text").contains("1 deleted"));
         wait.until(d -> text("dead-total").startsWith("0 dead jobs"));
         for (String id : dead) {
-            assertThat(new Api(port).get("/jobs/" + id).data().path("status").asText())
+            assertThat(authorized().get("/jobs/" + id).data().path("status").asText())
                     .as(id)
                     .isEqualTo("DELETED");
             assertThat(STORES.journal().queryStrings("SELECT status FROM delay_queue_job WHERE id = '" + id + "'"))
@@ -372,14 +372,34 @@ class WebConsoleTest {
     }
 
     @Test
+    void a_job_looked_up_by_id_needs_the_token_as_the_job_browser_does() {
+        String id = push("console.lookup", "close order 7", 3_600_000, null);
+
+        Api.Response anonymous = new Api(port).get("/jobs/" + id);
+        assertThat(anonymous.status()).as("%s", anonymous).isEqualTo(401);
+        assertThat(anonymous.raw()).doesNotContain("close order 7");
+        Api.Response withToken = authorized().get("/jobs/" + id);
+        assertThat(withToken.status()).as("%s", withToken).isEqualTo(200);
+        assertThat(withToken.data().path("job").path("body").asText()).isEqualTo("close order 7");
+    }
+
+    @Test
     void an_error_of_the_api_is_shown_on_the_page() {
         browser.get("http://127.0.0.1:" + port + "/");
-        WebDriverWait wait = waiter();
-        fill("lookup-id", "no-such-job");
-        click("lookup-submit");
-        wait.until(d -> text("message-text").startsWith("404"));
-        assertThat(browser.findElement(By.id("message")).getAttribute("class")).isEqualTo("error");
-        assertThat(browser.findElement(By.id("job")).isDisplayed()).isFalse();
+        // the lookup needs the token: given as the page keeps it, and taken back after, whichever test runs first
+        JavascriptExecutor page = (JavascriptExecutor) browser;
+        page.executeScript("sessionStorage.setItem('delay-queue.token', arguments[0])", TOKEN);
+        try {
+            WebDriverWait wait = waiter();
+            fill("lookup-id", "no-such-job");
+            click("lookup-submit");
+            wait.until(d -> text("message-text").startsWith("404"));
+            assertThat(browser.findElement(By.id("message")).getAttribute("class"))
+                    .isEqualTo("error");
+            assertThat(browser.findElement(By.id("job")).isDisplayed()).isFalse();
+        } finally {
+            page.executeScript("sessionStorage.removeItem('delay-queue.token')");
+        }
     }
 
     private static WebDriverWait waiter() {

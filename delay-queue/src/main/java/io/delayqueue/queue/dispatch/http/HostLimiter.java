@@ -12,7 +12,8 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * At most {@code perHost} callbacks open at once to one host (scheme, host and port): the client then keeps at most
+ * At most {@code perHost} callbacks open at once to one host (a key: the connection pool's route, {@link
+ * HttpCallbackDispatcher#route}, so that the pool never holds more callbacks than this lets through): the client then keeps at most
  * that many keep-alive connections to it and reuses them, instead of opening one per job. A callback beyond that
  * waits, in order, and starts as soon as one to the same host completes; other hosts are not held up. A callback
  * that waited longer than {@code maxQueueWait} is not started but turned away ({@link DispatchRejectedException}:

@@ -2,18 +2,22 @@ package io.delayqueue.queue.dispatch.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.JsonCodec;
+import io.delayqueue.queue.dispatch.DispatchRejectedException;
 import io.delayqueue.queue.testing.ClosedPort;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -32,6 +36,8 @@ class HttpCallbackDispatcherTest {
     private final AtomicInteger status = new AtomicInteger(200);
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private final CountDownLatch release = new CountDownLatch(1);
+    /** Calls of {@code /hang} that arrived. */
+    private final AtomicInteger hung = new AtomicInteger();
 
     private record Received(
             String method, String contentType, String jobId, String topic, String attempt, String body) {}
@@ -42,6 +48,7 @@ class HttpCallbackDispatcherTest {
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/callback", this::answer);
         server.createContext("/hang", exchange -> {
+            hung.incrementAndGet();
             try {
                 release.await(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -183,6 +190,59 @@ class HttpCallbackDispatcherTest {
             assertThat(failure).isInstanceOf(SocketTimeoutException.class).hasMessageContaining("did not answer");
         } finally {
             impatient.close();
+        }
+    }
+
+    @Test
+    void a_callbacks_route_is_its_scheme_and_host_in_lower_case_and_its_port_the_default_when_not_given() {
+        for (String url : List.of("http://hooks/", "http://HOOKS/a", "HTTP://hooks:80/b?c=d", "http://user@Hooks:80")) {
+            assertThat(HttpCallbackDispatcher.route(URI.create(url))).as(url).isEqualTo("http://hooks:80");
+        }
+        assertThat(HttpCallbackDispatcher.route(URI.create("https://Hooks/"))).isEqualTo("https://hooks:443");
+        assertThat(HttpCallbackDispatcher.route(URI.create("https://hooks:8443/")))
+                .isEqualTo("https://hooks:8443");
+        assertThat(HttpCallbackDispatcher.route(URI.create("http://hooks:443/")))
+                .isEqualTo("http://hooks:443");
+        assertThat(HttpCallbackDispatcher.route(URI.create("http://[::1]:8080/")))
+                .isEqualTo("http://[::1]:8080");
+    }
+
+    /**
+     * Three spellings of one host share its two connections: the pool counts them as one route, and so does the
+     * per-host limit. The callbacks beyond them wait in the limit, which turns them away unsent once their wait
+     * is over; none waits in the pool to be sent after the reservation it was sent for has expired.
+     */
+    @Test
+    void spellings_of_one_host_share_its_limit_and_callbacks_beyond_it_are_never_sent_past_their_wait() {
+        Duration maxWait = Duration.ofMillis(300);
+        HttpCallbackDispatcher twoPerHost = new HttpCallbackDispatcher(
+                new HttpCallbackSettings(Duration.ofSeconds(5), Duration.ofSeconds(10), 2), maxWait);
+        try {
+            int port = server.getAddress().getPort();
+            List<java.util.concurrent.CompletableFuture<Void>> sends = new ArrayList<>();
+            for (String spelling : List.of("http://localhost:", "http://LOCALHOST:", "HTTP://LocalHost:")) {
+                for (int i = 0; i < 2; i++) {
+                    sends.add(
+                            twoPerHost.dispatch(job(spelling + port + "/hang")).toCompletableFuture());
+                }
+            }
+            long submitted = System.nanoTime(); // after the last one's submission: each has waited longer
+            // the two the host's connections carry are held by the server until every other one waited its wait
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> hung.get() == 2 && System.nanoTime() - submitted > maxWait.toNanos());
+            release.countDown();
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> sends.stream().allMatch(f -> f.isDone()));
+            List<Throwable> failures = sends.stream()
+                    .filter(f -> f.isCompletedExceptionally())
+                    .map(f -> failureOf(f))
+                    .toList();
+            assertThat(hung).as("callbacks the server received").hasValue(2);
+            assertThat(failures).hasSize(4).allSatisfy(f -> assertThat(f)
+                    .isInstanceOf(DispatchRejectedException.class)
+                    .hasMessageContaining("not sent"));
+        } finally {
+            twoPerHost.close();
         }
     }
 
