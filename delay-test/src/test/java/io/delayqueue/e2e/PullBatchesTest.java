@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.delayqueue.common.JobIds;
 import io.delayqueue.controller.ApiResponse;
 import io.delayqueue.controller.CompletedFutureReturnValueHandler;
 import io.delayqueue.controller.JobController;
@@ -11,6 +12,7 @@ import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.Jobs;
 import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.ServiceTest;
+import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.sample.SampleConsumer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -50,13 +53,15 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
         properties = {
             "delay.dispatch.topics." + PullBatchesTest.MANY + "=pull",
             "delay.dispatch.topics." + PullBatchesTest.OUTCOMES + "=pull",
-            "delay.dispatch.topics." + PullBatchesTest.SAMPLE + "=pull"
+            "delay.dispatch.topics." + PullBatchesTest.SAMPLE + "=pull",
+            "delay.dispatch.topics." + PullBatchesTest.DUE + "=pull"
         })
 class PullBatchesTest {
     static final ServiceStores STORES = ServiceStores.redisAndJournal("pullbatch");
     static final String MANY = "e2ebatch";
     static final String OUTCOMES = "e2eoutcomes";
     static final String SAMPLE = "e2esample";
+    static final String DUE = "e2edue";
     private static final int JOBS = 3_000;
     private static final int CONSUMERS = 8;
 
@@ -158,6 +163,43 @@ class PullBatchesTest {
         assertThat(none.data().isArray() && none.data().isEmpty())
                 .as("nothing left: %s", none)
                 .isTrue();
+    }
+
+    @Test
+    void a_batch_is_answered_in_due_order_across_the_shards() {
+        Api api = new Api(port);
+        // five jobs due one after the other, the first in the highest of five shards and the last in the lowest:
+        // the shards, taken in turn from any start, hand them over out of due order
+        int jobs = 5;
+        long due = System.currentTimeMillis() + 300;
+        List<String> inDueOrder = new ArrayList<>();
+        List<Map<String, Object>> batch = new ArrayList<>();
+        for (int i = 0; i < jobs; i++) {
+            String id = idInShard(jobs - 1 - i);
+            inDueOrder.add(id);
+            batch.add(Map.of("id", id, "topic", DUE, "body", "due " + i, "executeAt", due + 50L * i));
+        }
+        assertThat(api.postJson("/push/batch", batch).status()).isEqualTo(200);
+        await("the five jobs are ready").atMost(Duration.ofSeconds(10)).until(() -> inDueOrder.stream()
+                .allMatch(id ->
+                        api.get("/jobs/" + id).data().path("status").asText().equals("READY")));
+
+        Api.Response r = api.get("/get/" + DUE + "?timeout=0&count=100");
+
+        assertThat(r.status()).as("pull: %s", r).isEqualTo(200);
+        List<String> answered = new ArrayList<>();
+        r.data().forEach(job -> answered.add(job.path("id").asText()));
+        assertThat(answered).as("one batch, in due order").containsExactlyElementsOf(inDueOrder);
+    }
+
+    /** A client id of the given shard. */
+    private static String idInShard(int shard) {
+        while (true) {
+            String id = "due-" + UUID.randomUUID();
+            if (JobIds.shardOf(id, EngineConfig.DEFAULT_SHARDS) == shard) {
+                return id;
+            }
+        }
     }
 
     @Test

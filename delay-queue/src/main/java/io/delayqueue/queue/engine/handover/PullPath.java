@@ -16,12 +16,14 @@ import io.delayqueue.queue.store.NewMasterException;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The engine's pull side: reserves ready jobs of pull topics, one or many per call, the shards taken in turn, and
- * settles consumers' finishes, one or many per call, each journaled. Waiting for a job is {@link PullWaiters}'s.
+ * The engine's pull side: reserves ready jobs of pull topics, one or many per call (a batch answered in due
+ * order), the shards taken in turn, and settles consumers' finishes, one or many per call, each journaled. Waiting
+ * for a job is {@link PullWaiters}'s.
  * Each takes room in the journal's backlog for its transitions before Redis is touched: while there is none (the
  * database away) it is refused with 503, nothing changed; once taken, what it did is journaled, never dropped.
  *
@@ -77,6 +79,12 @@ public final class PullPath {
      * call fails is passed over: the jobs of the others are answered, and the failure is thrown only when no job
      * was reserved. (A call that failed after its script ran leaves its jobs reserved for nobody: they come back
      * at their TTR, as any unfinished reservation does.)
+     *
+     * <p>The jobs are answered in due order ({@link Job#executeAt}, ties in the order reserved): each shard's
+     * script reserves its oldest ready jobs first, and the shards' jobs are merged here, without another call. The
+     * order holds within the answer only: when {@code count} is reached before every shard gave all its ready
+     * jobs, a ready job of another shard, due earlier than some answered, waits for a later call (reserving more to
+     * pick the earliest would leave the jobs not answered reserved for nobody until their TTR).
      */
     public List<Job> tryReserve(String topic, int count) {
         // room in the journal's backlog first (its database away: 503 before anything is reserved, never a wait for
@@ -106,6 +114,7 @@ public final class PullPath {
             throw failure;
         }
         if (!reserved.isEmpty()) {
+            reserved.sort(Comparator.comparingLong(Job::executeAt));
             List<Transition> transitions = new ArrayList<>(reserved.size());
             for (Job job : reserved) {
                 transitions.add(
