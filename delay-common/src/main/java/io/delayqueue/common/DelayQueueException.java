@@ -71,6 +71,24 @@ public class DelayQueueException extends RuntimeException {
         }
     }
 
+    /**
+     * A pushed client id already names another job (409): a field of the push differs from the job the id names,
+     * which was kept as it is. The message names the id and the field.
+     */
+    public static final class IdConflict extends DelayQueueException {
+        private final String field;
+
+        public IdConflict(String field, String message) {
+            super(409, message);
+            this.field = field;
+        }
+
+        /** The first field that differs, as the push names it ({@code body}, {@code [2].body}). */
+        public String field() {
+            return field;
+        }
+    }
+
     /** A backing service (Redis, the journal) cannot be reached; nothing was accepted (503). */
     public static final class Unavailable extends DelayQueueException {
         public Unavailable(String message, Throwable cause) {

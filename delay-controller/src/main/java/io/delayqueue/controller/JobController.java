@@ -65,6 +65,8 @@ public class JobController {
             + " a retried delete or the reconciler settles it";
     private static final String FINISH_409 = "the job is not RESERVED, or the reservation of the attempts named"
             + " expired and the job was handed over again (counted as staleOutcomes); nothing changed";
+    private static final String PUSH_409 = "the id already names another job (the message names the first field"
+            + " that differs and the id; see the idempotency rules in http-api.md): that job is kept as it is";
     private static final String REDIS_503 = "Redis is unavailable (or the service is shutting down); nothing changed";
 
     private final DelayQueueEngine engine;
@@ -77,10 +79,12 @@ public class JobController {
             summary = "Push one job",
             description = "Pushes one job (the JSON body), due after its delay or at its executeAt. The job's id is"
                     + " fixed before anything is written and is in data on every answer, errors included: a"
-                    + " retry with it is always safe, and pushing an id that exists changes nothing.")
+                    + " retry with it is always safe, and pushing an id that exists changes nothing: the same job"
+                    + " again is 200, another job under it 409.")
     @Answer(code = 200, when = PUSH_200 + " (message: created, or a job with this id already exists)")
     @Answer(code = 202, when = PUSH_202)
     @Answer(code = 400, when = "nothing written: a field is invalid or over its limit (the message names it)")
+    @Answer(code = 409, when = PUSH_409)
     @Answer(code = 503, when = PUSH_503)
     @Answer(code = 504, when = PUSH_504)
     @PostMapping("/push")
@@ -108,6 +112,11 @@ public class JobController {
             code = 400,
             when = "nothing written: a job is invalid (the message names [i].field) or the batch holds"
                     + " no job or more than delay.limits.max-batch-size")
+    @Answer(
+            code = 409,
+            when = "a job's id already names another job (the message names each as [i].field and the id); those"
+                    + " jobs are kept as they are, the batch's other jobs are pushed (the message counts them); data"
+                    + " is the ids in order")
     @Answer(code = 503, when = "nothing written; data is the ids: retrying with them is safe")
     @Answer(code = 504, when = "a commit was under way at the timeout and may still land; retry with the ids in data")
     @PostMapping("/push/batch")

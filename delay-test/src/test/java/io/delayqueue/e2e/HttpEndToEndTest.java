@@ -241,13 +241,71 @@ class HttpEndToEndTest {
     }
 
     @Test
+    void an_id_reused_with_another_job_is_a_conflict_naming_the_id_and_the_field_and_changes_nothing() {
+        Api api = new Api(port);
+        String id = "order-" + UUID.randomUUID();
+        long due = System.currentTimeMillis() + 600_000;
+        Map<String, Object> job = Map.of("id", id, "topic", "e2e.conflict", "body", "close order", "executeAt", due);
+        assertThat(api.postJson("/push", job).message()).isEqualTo("created");
+
+        Api.Response same = api.postJson("/push", job);
+        assertThat(same.status()).as("the same job again: %s", same).isEqualTo(200);
+        assertThat(same.data().asText()).isEqualTo(id);
+        assertThat(same.message()).isEqualTo("a job with this id already exists");
+
+        Map<String, Object> otherBody = new LinkedHashMap<>(job);
+        otherBody.put("body", "cancel order");
+        Api.Response body = api.postJson("/push", otherBody);
+        assertThat(body.status()).as("another body: %s", body).isEqualTo(409);
+        assertThat(body.data().asText()).isEqualTo(id);
+        assertThat(body.message()).startsWith("body: ").contains("'" + id + "'");
+
+        Map<String, Object> otherDue = new LinkedHashMap<>(job);
+        otherDue.put("executeAt", due + 1000);
+        Api.Response dueTime = api.postJson("/push", otherDue);
+        assertThat(dueTime.status()).as("another due time: %s", dueTime).isEqualTo(409);
+        assertThat(dueTime.message()).startsWith("executeAt: ").contains("'" + id + "'");
+
+        // a batch: a new job, the same job again, and the id with another topic; each job in order in data
+        String fresh = "order-" + UUID.randomUUID();
+        Map<String, Object> otherTopic = new LinkedHashMap<>(job);
+        otherTopic.put("topic", "e2e.conflict.other");
+        Api.Response batch = api.postJson(
+                "/push/batch",
+                List.of(
+                        Map.of("id", fresh, "topic", "e2e.conflict", "body", "new order", "delay", 600_000),
+                        job,
+                        otherTopic));
+        assertThat(batch.status())
+                .as("a batch with a conflicting job: %s", batch)
+                .isEqualTo(409);
+        List<String> ids = new ArrayList<>();
+        batch.data().forEach(d -> ids.add(d.asText()));
+        assertThat(ids).containsExactly(fresh, id, id);
+        assertThat(batch.message()).startsWith("[2].topic: id '" + id + "'").contains("1 created, 1 already existed");
+        assertThat(api.get("/jobs/" + fresh).data().path("job").path("body").asText())
+                .as("the batch's other jobs are pushed")
+                .isEqualTo("new order");
+
+        JsonNode kept = api.get("/jobs/" + id).data().path("job");
+        assertThat(kept.path("body").asText())
+                .as("the job the id names is kept")
+                .isEqualTo("close order");
+        assertThat(kept.path("topic").asText()).isEqualTo("e2e.conflict");
+        assertThat(kept.path("executeAt").asLong()).isEqualTo(due);
+        api.delete("/jobs/" + id);
+        api.delete("/jobs/" + fresh);
+    }
+
+    @Test
     void pushing_the_same_client_id_twice_makes_one_job_that_is_delivered_once() {
         Api api = new Api(port);
         String id = "order-" + UUID.randomUUID();
         Map<String, Object> job = Map.of("id", id, "topic", "e2e.idempotent", "body", "close order", "delay", 300);
 
         Api.Response first = api.postJson("/push", job);
-        Api.Response second = api.postJson("/push", Map.of("id", id, "topic", "e2e.idempotent", "body", "other"));
+        // a retry: the same job, its due time again a delay from now
+        Api.Response second = api.postJson("/push", job);
 
         assertThat(first.status()).as("first push: %s", first).isEqualTo(200);
         assertThat(first.data().asText()).isEqualTo(id);

@@ -563,10 +563,12 @@ class DelayQueueEngineStateMachineTest {
     @Test
     void pushing_the_same_client_id_twice_yields_one_job_and_one_delivery() {
         PushResult first = engine.push(PushRequest.of(PUSH_TOPIC, "first", 100).withId("order-42"));
-        PushResult second = engine.push(PushRequest.of(PUSH_TOPIC, "second", 50).withId("order-42"));
+        // a retry: the same job, its delay counted from now again
+        PushResult second = engine.push(PushRequest.of(PUSH_TOPIC, "first", 50).withId("order-42"));
 
         assertThat(first).isEqualTo(new PushResult("order-42", true));
-        assertThat(second).isEqualTo(new PushResult("order-42", false));
+        assertThat(second.id()).isEqualTo("order-42");
+        assertThat(second.created()).isFalse();
         assertThat(engine.get("order-42").body()).isEqualTo("first");
         assertThat(engine.stats().byStatus()).containsEntry(JobStatus.DELAY, 1L);
 
@@ -587,13 +589,53 @@ class DelayQueueEngineStateMachineTest {
         List<PushResult> results = engine.pushBatch(List.of(
                 PushRequest.of(PUSH_TOPIC, "first", 100).withId("twice"),
                 PushRequest.of(PUSH_TOPIC, "other", 100),
-                PushRequest.of(PUSH_TOPIC, "second", 50).withId("twice")));
+                PushRequest.of(PUSH_TOPIC, "first", 50).withId("twice")));
 
         assertThat(results.get(0)).isEqualTo(new PushResult("twice", true));
         assertThat(results.get(1).created()).isTrue();
-        assertThat(results.get(2)).isEqualTo(new PushResult("twice", false));
+        assertThat(results.get(2).id()).isEqualTo("twice");
+        assertThat(results.get(2).created()).isFalse();
         assertThat(engine.get("twice").body()).isEqualTo("first");
         assertThat(engine.stats().byStatus()).containsEntry(JobStatus.DELAY, 2L);
+    }
+
+    @Test
+    void an_id_reused_with_another_job_is_refused_naming_the_field_and_the_job_it_names_is_kept() {
+        // no journal: the job the id names is read from Redis
+        engine.push(
+                new PushRequest("reused", PUSH_TOPIC, null, null, "first", null, T0 + 60_000, null, null, null, null));
+        clock.advance(1_000);
+
+        assertThat(engine.push(new PushRequest(
+                                "reused", PUSH_TOPIC, null, null, "first", null, T0 + 60_000, null, null, null, null))
+                        .created())
+                .as("the same job again")
+                .isFalse();
+        assertThatThrownBy(() -> engine.push(new PushRequest(
+                        "reused", PUSH_TOPIC, null, null, "first", null, T0 + 61_000, null, null, null, null)))
+                .isInstanceOfSatisfying(DelayQueueException.IdConflict.class, e -> {
+                    assertThat(e.field()).isEqualTo("executeAt");
+                    assertThat(e.httpStatus()).isEqualTo(409);
+                    assertThat(e.data()).isEqualTo("reused");
+                });
+        assertThatThrownBy(() -> engine.pushBatch(List.of(
+                        PushRequest.of(PUSH_TOPIC, "new", 0).withId("fresh"),
+                        PushRequest.of(PUSH_TOPIC, "first", 5).withTtr(TTR + 1).withId("reused"))))
+                .isInstanceOfSatisfying(DelayQueueException.IdConflict.class, e -> {
+                    assertThat(e.field()).isEqualTo("[1].ttr");
+                    assertThat(e.data()).isEqualTo(List.of("fresh", "reused"));
+                })
+                .hasMessageContaining("1 created, 0 already existed");
+        assertThat(engine.get("fresh").body()).isEqualTo("new");
+        assertThat(engine.get("reused").executeAt()).isEqualTo(T0 + 60_000);
+
+        // two due times both past are the same: a due time in the past means now
+        engine.push(new PushRequest("past", PUSH_TOPIC, null, null, "b", null, T0 - 5_000, null, null, null, null));
+        clock.advance(1_000);
+        assertThat(engine.push(new PushRequest(
+                                "past", PUSH_TOPIC, null, null, "b", null, T0 - 9_000, null, null, null, null))
+                        .created())
+                .isFalse();
     }
 
     @Test
@@ -606,7 +648,7 @@ class DelayQueueEngineStateMachineTest {
                 java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(callers);
                 List<java.util.concurrent.Future<PushResult>> pushes = new java.util.ArrayList<>();
                 for (int c = 0; c < callers; c++) {
-                    String body = "body " + c;
+                    String body = "body";
                     pushes.add(pool.submit(() -> {
                         start.await();
                         return engine.push(

