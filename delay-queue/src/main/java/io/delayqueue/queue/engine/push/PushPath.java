@@ -325,18 +325,23 @@ public final class PushPath {
 
     /**
      * Reads from Redis the jobs of new ids that Redis already held (the journal did not know them: it is off, or
-     * async), into {@code existingJobs}: one read per such id, made only for re-pushed ids. One that fails is left
-     * out: its push is answered as a retry, not compared.
+     * async), into {@code existingJobs}: one read per shard, made only when the round re-pushed such ids. When it
+     * fails they are left out: their pushes are answered as retries, not compared.
      */
     private void readFromRedis(Set<String> newIds, Map<String, Boolean> storedById, Map<String, Job> existingJobs) {
+        List<String> heldByRedis = new ArrayList<>();
         for (String id : newIds) {
             if (Boolean.FALSE.equals(storedById.get(id)) && !existingJobs.containsKey(id)) {
-                try {
-                    reads.find(id).ifPresent(job -> existingJobs.put(id, job));
-                } catch (RuntimeException e) {
-                    log.debug("could not read re-pushed job {} from Redis: {}", id, e.getMessage());
-                }
+                heldByRedis.add(id);
             }
+        }
+        if (heldByRedis.isEmpty()) {
+            return;
+        }
+        try {
+            existingJobs.putAll(reads.findAll(heldByRedis));
+        } catch (RuntimeException e) {
+            log.debug("could not read {} re-pushed jobs from Redis: {}", heldByRedis.size(), e.getMessage());
         }
     }
 

@@ -153,6 +153,21 @@ final class PlainCommands {
         return Optional.ofNullable(value).map(v -> PoolValues.decode(id, v));
     }
 
+    /** {@code HMGET} of the jobs, one per shard. */
+    Map<String, Job> findAll(List<String> ids) {
+        Map<String, Job> found = new LinkedHashMap<>();
+        for (var entry : byShard(ids).entrySet()) {
+            List<String> shardIds = entry.getValue();
+            List<String> values = call(() -> redis.hmget(keys.pool(entry.getKey()), shardIds.toArray(String[]::new)));
+            for (int i = 0; i < shardIds.size(); i++) {
+                if (values.get(i) != null) {
+                    found.put(shardIds.get(i), PoolValues.decode(shardIds.get(i), values.get(i)));
+                }
+            }
+        }
+        return found;
+    }
+
     Map<String, JobStatus> statuses(List<String> ids) {
         Map<String, JobStatus> statuses = new LinkedHashMap<>();
         for (var entry : byShard(ids).entrySet()) {

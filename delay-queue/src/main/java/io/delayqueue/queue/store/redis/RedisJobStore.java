@@ -360,6 +360,11 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
+    public Map<String, Job> findAll(List<String> ids) {
+        return plain.findAll(ids);
+    }
+
+    @Override
     public Map<String, JobStatus> statuses(List<String> ids) {
         return plain.statuses(ids);
     }
