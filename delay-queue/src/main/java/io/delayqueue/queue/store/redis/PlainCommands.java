@@ -153,34 +153,32 @@ final class PlainCommands {
         return Optional.ofNullable(value).map(v -> PoolValues.decode(id, v));
     }
 
-    /** {@code HMGET} of the jobs, one per shard. */
     Map<String, Job> findAll(List<String> ids) {
         Map<String, Job> found = new LinkedHashMap<>();
-        for (var entry : byShard(ids).entrySet()) {
-            List<String> shardIds = entry.getValue();
-            List<String> values = call(() -> redis.hmget(keys.pool(entry.getKey()), shardIds.toArray(String[]::new)));
-            for (int i = 0; i < shardIds.size(); i++) {
-                if (values.get(i) != null) {
-                    found.put(shardIds.get(i), PoolValues.decode(shardIds.get(i), values.get(i)));
-                }
-            }
-        }
+        poolValues(ids).forEach((id, value) -> found.put(id, PoolValues.decode(id, value)));
         return found;
     }
 
     Map<String, JobStatus> statuses(List<String> ids) {
         Map<String, JobStatus> statuses = new LinkedHashMap<>();
+        poolValues(ids)
+                .forEach((id, value) -> statuses.put(id, JobStatus.valueOf(value.substring(0, value.indexOf('|')))));
+        return statuses;
+    }
+
+    /** The stored values of the jobs Redis holds, by id: one {@code HMGET} per shard. */
+    private Map<String, String> poolValues(List<String> ids) {
+        Map<String, String> found = new LinkedHashMap<>();
         for (var entry : byShard(ids).entrySet()) {
             List<String> shardIds = entry.getValue();
             List<String> values = call(() -> redis.hmget(keys.pool(entry.getKey()), shardIds.toArray(String[]::new)));
             for (int i = 0; i < shardIds.size(); i++) {
-                String value = values.get(i);
-                if (value != null) {
-                    statuses.put(shardIds.get(i), JobStatus.valueOf(value.substring(0, value.indexOf('|'))));
+                if (values.get(i) != null) {
+                    found.put(shardIds.get(i), values.get(i));
                 }
             }
         }
-        return statuses;
+        return found;
     }
 
     /**
