@@ -126,14 +126,8 @@ async function listDead(topic) {
   deadTopic = topic;
   try {
     const page = (await api('GET', 'dead/' + encodeURIComponent(topic))).data;
-    // the last errors, from the journal; the list itself is Redis's (what a requeue acts on)
-    let errors = {};
-    try {
-      const journaled = (await api('GET', 'console/jobs?status=DEAD&limit=200&topic=' + encodeURIComponent(topic))).data;
-      errors = Object.fromEntries(journaled.jobs.map((j) => [j.job.id, j.lastError]));
-    } catch (e) {
-      errors = {};
-    }
+    // the last errors, from the journal, read with the list; the list itself is Redis's (what a requeue acts on)
+    const errors = page.lastErrors || {};
     $('dead-topic').textContent = topic;
     $('dead-total').textContent = `${page.total} dead jobs of ${page.topic}` + (page.total > page.jobs.length ? `, the oldest ${page.jobs.length} listed` : '');
     const tbody = $('dead-jobs').tBodies[0];

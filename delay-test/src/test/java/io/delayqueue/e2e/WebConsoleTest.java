@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.FreePorts;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.ServiceTest;
@@ -54,6 +55,8 @@ import org.springframework.test.context.DynamicPropertySource;
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.dispatch.topics." + WebConsoleTest.PULL_TOPIC + "=pull",
             "delay.dispatch.topics." + WebConsoleTest.DEAD_TOPIC + "=pull",
+            "delay.dispatch.topics." + WebConsoleTest.REFUSED_TOPIC + "=http",
+            "delay.retry.topics." + WebConsoleTest.REFUSED_TOPIC + ".backoff=20ms,40ms",
             "delay.security.token=" + WebConsoleTest.TOKEN,
             // charts with data within the test: a sample every half second
             "delay.metrics.console-sample-interval=500ms"
@@ -64,6 +67,8 @@ class WebConsoleTest {
     static final String PULL_TOPIC = "console.pull";
     /** A pull topic of the dead letters the page deletes. */
     static final String DEAD_TOPIC = "console.dead";
+    /** An HTTP topic whose callbacks are all refused. */
+    static final String REFUSED_TOPIC = "console-refused";
 
     static final ServiceStores STORES = ServiceStores.redisAndJournal("console");
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -326,6 +331,56 @@ class WebConsoleTest {
         }
         wait.until(d -> topicCell(DEAD_TOPIC, 4).equals("0") || !topicListed(DEAD_TOPIC));
         // the tab forgets the token, so that a test after this one is asked for it as a new visitor is
+        ((JavascriptExecutor) browser).executeScript("sessionStorage.clear()");
+    }
+
+    @Test
+    void a_dead_letter_shows_the_error_of_its_last_attempt_in_the_api_and_on_the_page() {
+        // every callback refused, three attempts allowed: the third failure is the one it died of
+        String url = "http://127.0.0.1:" + FreePorts.free() + "/refused";
+        Api.Response pushed = authorized()
+                .send(
+                        "POST",
+                        "/push",
+                        Api.toJson(Map.of(
+                                "topic",
+                                REFUSED_TOPIC,
+                                "body",
+                                "refused thrice",
+                                "delay",
+                                0,
+                                "url",
+                                url,
+                                "maxAttempts",
+                                3)));
+        assertThat(pushed.status()).as("push: %s", pushed).isEqualTo(200);
+        String id = pushed.data().asText();
+        await("the job is dead").atMost(WAIT).until(() -> "DEAD"
+                .equals(authorized().get("/jobs/" + id).data().path("status").asText()));
+        await("its death is journaled").atMost(WAIT).until(() -> STORES.journal()
+                .queryStrings("SELECT status FROM delay_queue_job WHERE id = '" + id + "'")
+                .contains("DEAD"));
+
+        // the list answers why each died, at once
+        Api.Response dead = authorized().get("/dead/" + REFUSED_TOPIC);
+        assertThat(dead.status()).as("%s", dead).isEqualTo(200);
+        assertThat(dead.data().path("lastErrors").path(id).asText())
+                .as("GET /dead: %s", dead)
+                .startsWith("attempt 3: ")
+                .contains("Connection refused");
+        Api.Response journaled = authorized().get("/console/jobs?status=DEAD&topic=" + REFUSED_TOPIC);
+        assertThat(journaled.data().path("jobs").path(0).path("lastError").asText())
+                .as("the job browser: %s", journaled)
+                .isEqualTo(dead.data().path("lastErrors").path(id).asText());
+
+        browser.get("http://127.0.0.1:" + port + "/");
+        WebDriverWait wait = waiter();
+        wait.until(d -> topicCell(REFUSED_TOPIC, 4).equals("1"));
+        browser.findElement(By.cssSelector("#topics tr[data-topic='" + REFUSED_TOPIC + "'] .dead-open"))
+                .click();
+        giveTokenIfAsked(wait);
+        wait.until(d -> text("dead-jobs").contains(id));
+        assertThat(text("dead-jobs")).contains("attempt 3: ").doesNotContain("attempt 2: ");
         ((JavascriptExecutor) browser).executeScript("sessionStorage.clear()");
     }
 
