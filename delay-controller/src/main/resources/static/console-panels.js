@@ -129,7 +129,7 @@ async function listDead(topic) {
     // the last errors, from the journal, read with the list; the list itself is Redis's (what a requeue acts on)
     const errors = page.lastErrors || {};
     $('dead-topic').textContent = topic;
-    $('dead-total').textContent = `${page.total} dead jobs of ${page.topic}` + (page.total > page.jobs.length ? `, the oldest ${page.jobs.length} listed` : '');
+    $('dead-total').textContent = `${count(page.total, 'dead job')} of ${page.topic}` + (page.total > page.jobs.length ? `, the oldest ${page.jobs.length} listed` : '');
     const tbody = $('dead-jobs').tBodies[0];
     tbody.replaceChildren();
     for (const job of page.jobs) {
@@ -283,7 +283,8 @@ async function refreshCluster() {
   try {
     const cluster = (await api('GET', 'console/cluster')).data;
     const c = cluster.coordination;
-    $('cluster-mode').textContent = c.mode + ', this instance: ' + c.self;
+    // standalone, the instance is the only one and has no id of its own: the mode says it all
+    $('cluster-mode').textContent = c.mode === 'standalone' ? c.mode : c.mode + ', this instance: ' + c.self;
     $('cluster-zk').textContent = c.zooKeeper ? 'ZooKeeper ' + c.zooKeeper : 'no ZooKeeper';
     $('cluster-zk').className = 'pill' + (c.zooKeeper && !/CONNECTED/.test(c.zooKeeper) ? ' bad' : '');
     const instances = $('cluster-instances').tBodies[0];

@@ -65,7 +65,9 @@ public class DeadLetterController {
                     @RequestParam(required = false)
                     String limit) {
         DeadLetters.Page page = engine.deadLetters().list(topic, parseLimit(limit));
-        return ApiResponse.ok(page, page.total() + " dead jobs, " + page.jobs().size() + " listed");
+        return ApiResponse.ok(
+                page,
+                ApiResponse.count(page.total(), "dead job") + ", " + page.jobs().size() + " listed");
     }
 
     /**
