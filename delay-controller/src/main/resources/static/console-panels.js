@@ -126,16 +126,10 @@ async function listDead(topic) {
   deadTopic = topic;
   try {
     const page = (await api('GET', 'dead/' + encodeURIComponent(topic))).data;
-    // the last errors, from the journal; the list itself is Redis's (what a requeue acts on)
-    let errors = {};
-    try {
-      const journaled = (await api('GET', 'console/jobs?status=DEAD&limit=200&topic=' + encodeURIComponent(topic))).data;
-      errors = Object.fromEntries(journaled.jobs.map((j) => [j.job.id, j.lastError]));
-    } catch (e) {
-      errors = {};
-    }
+    // the last errors, from the journal, read with the list; the list itself is Redis's (what a requeue acts on)
+    const errors = page.lastErrors || {};
     $('dead-topic').textContent = topic;
-    $('dead-total').textContent = `${page.total} dead jobs of ${page.topic}` + (page.total > page.jobs.length ? `, the oldest ${page.jobs.length} listed` : '');
+    $('dead-total').textContent = `${count(page.total, 'dead job')} of ${page.topic}` + (page.total > page.jobs.length ? `, the oldest ${page.jobs.length} listed` : '');
     const tbody = $('dead-jobs').tBodies[0];
     tbody.replaceChildren();
     for (const job of page.jobs) {
@@ -289,7 +283,8 @@ async function refreshCluster() {
   try {
     const cluster = (await api('GET', 'console/cluster')).data;
     const c = cluster.coordination;
-    $('cluster-mode').textContent = c.mode + ', this instance: ' + c.self;
+    // standalone, the instance is the only one and has no id of its own: the mode says it all
+    $('cluster-mode').textContent = c.mode === 'standalone' ? c.mode : c.mode + ', this instance: ' + c.self;
     $('cluster-zk').textContent = c.zooKeeper ? 'ZooKeeper ' + c.zooKeeper : 'no ZooKeeper';
     $('cluster-zk').className = 'pill' + (c.zooKeeper && !/CONNECTED/.test(c.zooKeeper) ? ' bad' : '');
     const instances = $('cluster-instances').tBodies[0];

@@ -20,6 +20,11 @@ let bannerTimer = null;
 /** What the banner shows: a failed overview refresh clears once one succeeds. */
 let bannerSource = null;
 
+/** {@code n} and the noun, plural unless n is 1: "1 dead job", "2 dead jobs". */
+function count(n, noun) {
+  return `${n} ${noun}${Number(n) === 1 ? '' : 's'}`;
+}
+
 function show(text, kind, source) {
   const m = $('message');
   $('message-text').textContent = text;

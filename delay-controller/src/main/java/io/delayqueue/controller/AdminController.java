@@ -153,6 +153,6 @@ public class AdminController {
                     "confirm", "must be true to delete every queued job: call GET /clearAll?confirm=true");
         }
         long deleted = engine.clearAll();
-        return ApiResponse.ok(deleted, deleted + " jobs deleted");
+        return ApiResponse.ok(deleted, ApiResponse.count(deleted, "job") + " deleted");
     }
 }

@@ -11,6 +11,11 @@ import org.springframework.http.ResponseEntity;
  */
 public record ApiResponse<T>(boolean success, int code, T data, String message) {
 
+    /** {@code n} and the noun, plural unless {@code n} is 1: "1 job", "2 jobs", "0 dead jobs". */
+    static String count(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+
     public static <T> ResponseEntity<ApiResponse<T>> ok(T data, String message) {
         return ResponseEntity.ok()
                 .contentType(MediaType.APPLICATION_JSON)

@@ -47,7 +47,7 @@ public class ConsoleController {
     @GetMapping("/console/metrics")
     public ResponseEntity<ApiResponse<ConsoleMetrics.Snapshot>> metrics() {
         ConsoleMetrics.Snapshot snapshot = metrics.snapshot();
-        return ApiResponse.ok(snapshot, snapshot.times().size() + " samples");
+        return ApiResponse.ok(snapshot, ApiResponse.count(snapshot.times().size(), "sample"));
     }
 
     @Operation(
@@ -131,7 +131,9 @@ public class ConsoleController {
                         parseCursor(after),
                         parseLimit(limit));
         return ApiResponse.ok(
-                page, page.jobs().size() + " jobs" + (page.next() == null ? "" : ", more after " + page.next()));
+                page,
+                ApiResponse.count(page.jobs().size(), "job")
+                        + (page.next() == null ? "" : ", more after " + page.next()));
     }
 
     @Operation(
@@ -145,7 +147,7 @@ public class ConsoleController {
     @GetMapping("/console/topics")
     public ResponseEntity<ApiResponse<List<ConsoleQueries.TopicRow>>> topics() {
         List<ConsoleQueries.TopicRow> rows = engine.console().topics(engine.deadLetters());
-        return ApiResponse.ok(rows, rows.size() + " topics");
+        return ApiResponse.ok(rows, ApiResponse.count(rows.size(), "topic"));
     }
 
     @Operation(

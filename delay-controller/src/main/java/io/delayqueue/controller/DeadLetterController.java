@@ -41,11 +41,16 @@ public class DeadLetterController {
     /** A requeue or delete by id. */
     public record RequeueRequest(List<String> ids) {}
 
-    /** The oldest {@code limit} (default 100, at most 1000) dead jobs of the topic and their total. */
+    /**
+     * The oldest {@code limit} (default 100, at most 1000) dead jobs of the topic, their total, and their last errors
+     * by id.
+     */
     @Operation(
             summary = "List a topic's dead jobs",
-            description = "The topic's dead jobs (they used up their attempts), oldest first, and their total.")
-    @Answer(code = 200, when = "data is {topic, total, jobs}")
+            description = "The topic's dead jobs (they used up their attempts), oldest first, their total, and why"
+                    + " each died: data.lastErrors maps a listed job's id to its last failed attempt's error as the"
+                    + " journal has it (read at once for the page; empty without a journal or when it cannot be read).")
+    @Answer(code = 200, when = "data is {topic, total, jobs, lastErrors}")
     @Answer(code = 400, when = "topic malformed, or limit outside 1 to 1000")
     @Answer(code = 503, when = "Redis is unavailable")
     @GetMapping("/dead/{topic}")
@@ -60,7 +65,9 @@ public class DeadLetterController {
                     @RequestParam(required = false)
                     String limit) {
         DeadLetters.Page page = engine.deadLetters().list(topic, parseLimit(limit));
-        return ApiResponse.ok(page, page.total() + " dead jobs, " + page.jobs().size() + " listed");
+        return ApiResponse.ok(
+                page,
+                ApiResponse.count(page.total(), "dead job") + ", " + page.jobs().size() + " listed");
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.FreePorts;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.ServiceTest;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
@@ -54,6 +56,9 @@ import org.springframework.test.context.DynamicPropertySource;
             "delay.dispatch.default=" + RecordingDispatcher.NAME,
             "delay.dispatch.topics." + WebConsoleTest.PULL_TOPIC + "=pull",
             "delay.dispatch.topics." + WebConsoleTest.DEAD_TOPIC + "=pull",
+            "delay.dispatch.topics." + WebConsoleTest.NARROW_TOPIC + "=pull",
+            "delay.dispatch.topics." + WebConsoleTest.REFUSED_TOPIC + "=http",
+            "delay.retry.topics." + WebConsoleTest.REFUSED_TOPIC + ".backoff=20ms,40ms",
             "delay.security.token=" + WebConsoleTest.TOKEN,
             // charts with data within the test: a sample every half second
             "delay.metrics.console-sample-interval=500ms"
@@ -64,6 +69,10 @@ class WebConsoleTest {
     static final String PULL_TOPIC = "console.pull";
     /** A pull topic of the dead letters the page deletes. */
     static final String DEAD_TOPIC = "console.dead";
+    /** A pull topic of one dead letter, looked at on a narrow screen. */
+    static final String NARROW_TOPIC = "console.narrow";
+    /** An HTTP topic whose callbacks are all refused. */
+    static final String REFUSED_TOPIC = "console-refused";
 
     static final ServiceStores STORES = ServiceStores.redisAndJournal("console");
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -216,20 +225,14 @@ class WebConsoleTest {
                 .isEqualTo("DELETED");
 
         // a dead letter: reserved once and left unfinished past its ttr, with one attempt allowed
-        String dead = push(PULL_TOPIC, "never finished", 0, 1);
-        await("the pull job is reserved").atMost(WAIT).until(() -> {
-            Api.Response r = authorized().send("GET", "/get/" + PULL_TOPIC + "?timeout=1000", null);
-            return r.status() == 200 && dead.equals(r.data().path("id").asText());
-        });
-        await("the unfinished job is dead").atMost(WAIT).until(() -> "DEAD"
-                .equals(authorized().get("/jobs/" + dead).data().path("status").asText()));
+        String dead = deadLetter(PULL_TOPIC, "never finished");
 
         // the topics with their counts; the dead letters of one are a click away, each with its last error
         wait.until(d -> topicCell("console.far", 1).equals("1"));
         wait.until(d -> topicCell(PULL_TOPIC, 4).equals("1"));
         browser.findElement(By.cssSelector("#topics tr[data-topic='" + PULL_TOPIC + "'] .dead-open"))
                 .click();
-        wait.until(d -> text("dead-total").startsWith("1 dead jobs"));
+        wait.until(d -> text("dead-total").startsWith("1 dead job of"));
         assertThat(text("dead-jobs")).contains(dead, "never finished");
         Api.Response journaled = authorized().send("GET", "/console/jobs?status=DEAD&topic=" + PULL_TOPIC, null);
         assertThat(journaled.status()).as("%s", journaled).isEqualTo(200);
@@ -287,13 +290,8 @@ class WebConsoleTest {
                 .isEqualTo(401);
         assertThat(new Api(port).delete("/jobs/" + dead.get(0)).status()).isEqualTo(401);
 
-        browser.get("http://127.0.0.1:" + port + "/");
-        WebDriverWait wait = waiter();
-        wait.until(d -> topicCell(DEAD_TOPIC, 4).equals("4"));
-        browser.findElement(By.cssSelector("#topics tr[data-topic='" + DEAD_TOPIC + "'] .dead-open"))
-                .click();
-        giveTokenIfAsked(wait);
-        wait.until(d -> text("dead-total").startsWith("4 dead jobs"));
+        WebDriverWait wait = openDeadLetters(DEAD_TOPIC, 4);
+        assertThat(text("dead-total")).startsWith("4 dead jobs");
 
         // one, from its row
         browser.findElement(By.cssSelector(".dead-delete-one[data-id='" + dead.get(0) + "']"))
@@ -309,7 +307,7 @@ class WebConsoleTest {
         click("dead-delete-chosen");
         wait.until(ExpectedConditions.alertIsPresent()).accept();
         wait.until(d -> text("message-text").contains("2 deleted"));
-        wait.until(d -> text("dead-total").startsWith("1 dead jobs"));
+        wait.until(d -> text("dead-total").startsWith("1 dead job of"));
 
         // all the topic has left, once confirmed
         click("dead-delete-all");
@@ -327,6 +325,113 @@ class WebConsoleTest {
         wait.until(d -> topicCell(DEAD_TOPIC, 4).equals("0") || !topicListed(DEAD_TOPIC));
         // the tab forgets the token, so that a test after this one is asked for it as a new visitor is
         ((JavascriptExecutor) browser).executeScript("sessionStorage.clear()");
+    }
+
+    @Test
+    void a_dead_letter_shows_the_error_of_its_last_attempt_in_the_api_and_on_the_page() {
+        // every callback refused, three attempts allowed: the third failure is the one it died of
+        String url = "http://127.0.0.1:" + FreePorts.free() + "/refused";
+        Api.Response pushed = authorized()
+                .send(
+                        "POST",
+                        "/push",
+                        Api.toJson(Map.of(
+                                "topic",
+                                REFUSED_TOPIC,
+                                "body",
+                                "refused thrice",
+                                "delay",
+                                0,
+                                "url",
+                                url,
+                                "maxAttempts",
+                                3)));
+        assertThat(pushed.status()).as("push: %s", pushed).isEqualTo(200);
+        String id = pushed.data().asText();
+        await("the job is dead").atMost(WAIT).until(() -> "DEAD"
+                .equals(authorized().get("/jobs/" + id).data().path("status").asText()));
+        awaitJournaledDead(id);
+
+        // the list answers why each died, at once
+        Api.Response dead = authorized().get("/dead/" + REFUSED_TOPIC);
+        assertThat(dead.status()).as("%s", dead).isEqualTo(200);
+        assertThat(dead.data().path("lastErrors").path(id).asText())
+                .as("GET /dead: %s", dead)
+                .startsWith("attempt 3: ")
+                .contains("Connection refused");
+        Api.Response journaled = authorized().get("/console/jobs?status=DEAD&topic=" + REFUSED_TOPIC);
+        assertThat(journaled.data().path("jobs").path(0).path("lastError").asText())
+                .as("the job browser: %s", journaled)
+                .isEqualTo(dead.data().path("lastErrors").path(id).asText());
+
+        openDeadLetters(REFUSED_TOPIC, 1);
+        assertThat(text("dead-jobs")).contains(id);
+        assertThat(text("dead-jobs")).contains("attempt 3: ").doesNotContain("attempt 2: ");
+        ((JavascriptExecutor) browser).executeScript("sessionStorage.clear()");
+    }
+
+    @Test
+    void the_page_counts_in_words_fits_a_narrow_screen_and_names_a_standalone_instance_once() {
+        // one dead letter and one job in the browser: "1 dead job", "1 job"
+        String dead = deadLetter(NARROW_TOPIC, "dies alone with a long body that should wrap or scroll in its own box");
+        awaitJournaledDead(dead);
+        assertThat(authorized().get("/dead/" + NARROW_TOPIC).message()).isEqualTo("1 dead job, 1 listed");
+        assertThat(authorized()
+                        .get("/console/jobs?status=DEAD&topic=" + NARROW_TOPIC)
+                        .message())
+                .isEqualTo("1 job");
+
+        browser.manage().window().setSize(new Dimension(420, 900));
+        try {
+            WebDriverWait wait = openDeadLetters(NARROW_TOPIC, 1);
+            assertThat(text("dead-total")).isEqualTo("1 dead job of " + NARROW_TOPIC);
+
+            // every panel filled: the browser's rows, a job's history, the cluster's shards
+            select("browse-status", "DEAD");
+            fill("browse-topic", NARROW_TOPIC);
+            click("browse-submit");
+            wait.until(d -> !d.findElements(By.cssSelector("#browse-jobs tr[data-id='" + dead + "']"))
+                    .isEmpty());
+            fill("lookup-id", dead);
+            click("lookup-submit");
+            wait.until(d -> text("job-fields").contains(dead));
+            wait.until(d ->
+                    !d.findElements(By.cssSelector("#cluster-shards tbody tr")).isEmpty());
+
+            // no sideways scroll at 420 px: what is wider scrolls within its own box
+            Object overflow = ((JavascriptExecutor) browser)
+                    .executeScript("const root = document.documentElement;"
+                            + " const wide = [...document.querySelectorAll('body *')]"
+                            + ".filter((e) => e.getBoundingClientRect().right > root.clientWidth + 0.5)"
+                            + ".map((e) => e.tagName + '#' + e.id + '.' + e.className).slice(0, 40);"
+                            + " return root.scrollWidth + ' > ' + root.clientWidth + ': ' + wide.join(' ');");
+            Object widths = ((JavascriptExecutor) browser)
+                    .executeScript(
+                            "return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
+            assertThat(((Number) widths).longValue())
+                    .as("the page scrolls sideways: %s", overflow)
+                    .isLessThanOrEqualTo(0);
+            screenshot("narrow");
+
+            // standalone: the mode, without naming the one instance twice ("this instance: this instance")
+            wait.until(d -> !text("cluster-mode").isEmpty());
+            assertThat(text("cluster-mode")).isEqualTo("standalone");
+        } finally {
+            browser.manage().window().setSize(new Dimension(1360, 1500));
+            ((JavascriptExecutor) browser).executeScript("sessionStorage.clear()");
+        }
+    }
+
+    /** Opens the page and, from the topics, the dead letters of {@code topic}, once it counts {@code dead}. */
+    private WebDriverWait openDeadLetters(String topic, int dead) {
+        browser.get("http://127.0.0.1:" + port + "/");
+        WebDriverWait wait = waiter();
+        wait.until(d -> topicCell(topic, 4).equals(String.valueOf(dead)));
+        browser.findElement(By.cssSelector("#topics tr[data-topic='" + topic + "'] .dead-open"))
+                .click();
+        giveTokenIfAsked(wait);
+        wait.until(d -> text("dead-total").startsWith(dead + " dead job"));
+        return wait;
     }
 
     /** The page asks for the token at the first call that needs it, unless an earlier test of this tab gave it. */
@@ -421,6 +526,25 @@ class WebConsoleTest {
         Api.Response r = authorized().send("POST", "/push", Api.toJson(job));
         assertThat(r.status()).as("push: %s", r).isEqualTo(200);
         return r.data().asText();
+    }
+
+    /** A dead letter of a pull topic: reserved once and left unfinished past its ttr, with one attempt allowed. */
+    private String deadLetter(String topic, String body) {
+        String id = push(topic, body, 0, 1);
+        await("the pull job is reserved").atMost(WAIT).until(() -> {
+            Api.Response r = authorized().send("GET", "/get/" + topic + "?timeout=1000", null);
+            return r.status() == 200 && id.equals(r.data().path("id").asText());
+        });
+        await("the unfinished job is dead").atMost(WAIT).until(() -> "DEAD"
+                .equals(authorized().get("/jobs/" + id).data().path("status").asText()));
+        return id;
+    }
+
+    /** Waits for the journal to have the job {@code DEAD} (it is written within the journal's lag). */
+    private static void awaitJournaledDead(String id) {
+        await("the death of " + id + " is journaled").atMost(WAIT).until(() -> STORES.journal()
+                .queryStrings("SELECT status FROM delay_queue_job WHERE id = '" + id + "'")
+                .contains("DEAD"));
     }
 
     private Api authorized() {

@@ -36,8 +36,9 @@ public interface JournalLookups {
     }
 
     /**
-     * The last error of each of {@code ids} that has one, by id: the detail of its latest failed send, expired
-     * reservation or deferral, else of its death ({@code max attempts reached}). One read for a page of jobs.
+     * The last error of each of {@code ids} that has one, by id: the detail of its latest failed send (the last one
+     * journaled with its death), expired reservation or deferral, else of its death ({@code max attempts
+     * reached}). One read for a page of jobs.
      */
     default Map<String, String> lastErrors(Collection<String> ids) {
         return Map.of();

@@ -22,6 +22,12 @@ public record Transition(
         Long dueAt,
         String detail) {
 
+    /**
+     * The detail of a death that says nothing but that the attempts ran out (the last reservation expired): the
+     * job's last error is then the failure before it.
+     */
+    public static final String MAX_ATTEMPTS_REACHED = "max attempts reached";
+
     /** A change of status only. */
     public static Transition of(String jobId, JobEvent event, JobStatus from, JobStatus to, long at, String detail) {
         return new Transition(jobId, event, from, to, at, null, null, detail);

@@ -14,10 +14,15 @@ import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.testing.ManualClock;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,13 +48,34 @@ class DeadLettersTest {
                 .withRedisPrefix(redis.prefix())
                 .withDispatch(d -> d.withDefaultDispatcher("rec"))
                 .withRetry(r -> r.withBackoff(List.of(Duration.ofMillis(10))).withMaxAttempts(1));
-        engine = new DelayQueueEngine(
+        engine = engineWith(Journal.NONE);
+    }
+
+    private DelayQueueEngine engineWith(Journal journal) {
+        return new DelayQueueEngine(
                 config,
                 redis.store(config.shards(), config.retention()),
                 List.of(dispatcher),
                 new StandaloneCoordinator(),
-                Journal.NONE,
+                journal,
                 clock);
+    }
+
+    /** A journal that keeps nothing but answers {@code lastErrors} with {@code lastErrors}. */
+    private static Journal answeringLastErrors(Function<Collection<String>, Map<String, String>> lastErrors) {
+        return (Journal) Proxy.newProxyInstance(
+                Journal.class.getClassLoader(), new Class<?>[] {Journal.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("lastErrors")) {
+                        @SuppressWarnings("unchecked")
+                        Collection<String> ids = (Collection<String>) args[0];
+                        return lastErrors.apply(ids);
+                    }
+                    try {
+                        return method.invoke(Journal.NONE, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     @AfterEach
@@ -90,6 +116,42 @@ class DeadLettersTest {
             assertThat(j.topic()).isEqualTo(TOPIC);
         });
         assertThat(engine.deadLetters().list("nothing-dead", 10).total()).isZero();
+    }
+
+    @Test
+    void a_page_of_dead_letters_carries_their_last_errors_read_in_one_call() {
+        List<Collection<String>> asked = new ArrayList<>();
+        engine.close();
+        engine = engineWith(answeringLastErrors(ids -> {
+            asked.add(List.copyOf(ids));
+            Map<String, String> errors = new HashMap<>();
+            ids.forEach(id -> errors.put(id, "attempt 1: refused " + id));
+            return errors;
+        }));
+        List<String> ids = killed(TOPIC, 7);
+
+        DeadLetters.Page page = engine.deadLetters().list(TOPIC, 5);
+
+        assertThat(asked).hasSize(1);
+        assertThat(asked.get(0)).containsExactlyInAnyOrderElementsOf(ids.subList(0, 5));
+        assertThat(page.lastErrors()).hasSize(5).containsEntry(ids.get(0), "attempt 1: refused " + ids.get(0));
+        assertThat(engine.deadLetters().list("nothing-dead", 10).lastErrors()).isEmpty();
+        assertThat(asked).as("no read for an empty page").hasSize(1);
+    }
+
+    @Test
+    void a_journal_that_cannot_be_read_leaves_the_dead_letters_listed_without_their_errors() {
+        engine.close();
+        engine = engineWith(answeringLastErrors(ids -> {
+            throw new DelayQueueException(503, "the journal is unavailable");
+        }));
+        List<String> ids = killed(TOPIC, 3);
+
+        DeadLetters.Page page = engine.deadLetters().list(TOPIC, 10);
+
+        assertThat(page.total()).isEqualTo(3);
+        assertThat(page.jobs()).extracting(Job::id).containsExactlyElementsOf(ids);
+        assertThat(page.lastErrors()).isEmpty();
     }
 
     @Test

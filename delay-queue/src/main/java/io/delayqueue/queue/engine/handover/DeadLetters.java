@@ -8,8 +8,9 @@ import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.engine.delete.DeleteProtocol;
 import io.delayqueue.queue.engine.push.JobFactory;
 import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.JournalLookups;
 import io.delayqueue.queue.journal.Transition;
-import io.delayqueue.queue.journal.TransitionJournal;
 import io.delayqueue.queue.store.DeadLetterStore;
 import io.delayqueue.queue.store.Outcome;
 import java.time.Clock;
@@ -21,6 +22,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The dead letters of each topic: jobs that used up their attempts ({@code DEAD}). They stay in the store
@@ -35,11 +38,13 @@ public final class DeadLetters {
     /** Most ids one requeue or delete by id may name. */
     public static final int MAX_REQUEUE_IDS = 1000;
 
+    private static final Logger log = LoggerFactory.getLogger(DeadLetters.class);
+
     private static final int REQUEUE_BATCH = 500;
 
     private final EngineConfig config;
     private final DeadLetterStore store;
-    private final TransitionJournal journal;
+    private final Journal journal;
     private final Clock clock;
     private final DispatchPipeline.ScheduleListener scheduled;
     private final DeleteProtocol deletes;
@@ -47,7 +52,7 @@ public final class DeadLetters {
     public DeadLetters(
             EngineConfig config,
             DeadLetterStore store,
-            TransitionJournal journal,
+            Journal journal,
             Clock clock,
             DispatchPipeline.ScheduleListener scheduled,
             DeleteProtocol deletes) {
@@ -64,8 +69,10 @@ public final class DeadLetters {
      *
      * @param total dead jobs of the topic over every shard
      * @param jobs the oldest of them (by their last due time), at most the limit asked for
+     * @param lastErrors why each listed job that the journal knows of died, by id: its last failed attempt's
+     *     error (see {@link JournalLookups#lastErrors}); empty without a journal
      */
-    public record Page(String topic, long total, List<Job> jobs) {}
+    public record Page(String topic, long total, List<Job> jobs, Map<String, String> lastErrors) {}
 
     /**
      * What a requeue did.
@@ -113,7 +120,22 @@ public final class DeadLetters {
             oldest.addAll(store.listDead(topic, shard, limit));
         }
         oldest.sort(Comparator.comparingLong(Job::executeAt).thenComparing(Job::id));
-        return new Page(topic, total, List.copyOf(oldest.subList(0, Math.min(limit, oldest.size()))));
+        List<Job> page = List.copyOf(oldest.subList(0, Math.min(limit, oldest.size())));
+        // one read for the page; the list itself is Redis's (what a requeue acts on), the reasons the journal's
+        return new Page(topic, total, page, lastErrors(page));
+    }
+
+    /** The journal's last errors of {@code jobs}; none when it cannot be read, so the list stays Redis's alone. */
+    private Map<String, String> lastErrors(List<Job> jobs) {
+        if (jobs.isEmpty()) {
+            return Map.of();
+        }
+        try {
+            return Map.copyOf(journal.lastErrors(jobs.stream().map(Job::id).toList()));
+        } catch (RuntimeException e) {
+            log.warn("the dead letters' last errors could not be read from the journal: {}", e.toString());
+            return Map.of();
+        }
     }
 
     /**

@@ -239,7 +239,7 @@ public final class DueJobMover {
         for (DueBatch.Moved m : batch.madeDead()) {
             listener.get().dead(m.topic());
             transitions.add(Transition.of(
-                    m.id(), JobEvent.DEAD, JobStatus.RESERVED, JobStatus.DEAD, now, "max attempts reached"));
+                    m.id(), JobEvent.DEAD, JobStatus.RESERVED, JobStatus.DEAD, now, Transition.MAX_ATTEMPTS_REACHED));
         }
         for (DueBatch.Moved m : batch.madeReady()) {
             if (lateness.handedOver(now, m.dueAt())) {

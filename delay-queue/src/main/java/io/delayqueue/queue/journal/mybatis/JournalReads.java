@@ -12,6 +12,7 @@ import io.delayqueue.queue.journal.JobQuery;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.PurgedRows;
 import io.delayqueue.queue.journal.TopicCount;
+import io.delayqueue.queue.journal.Transition;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -107,21 +108,21 @@ final class JournalReads {
                         .toList());
     }
 
-    /** The error events, latest last per job; a job's death is its error only when nothing else says more. */
+    /**
+     * The error events, latest last per job: the latest wins, but a death that only says the attempts ran out
+     * ({@link Transition#MAX_ATTEMPTS_REACHED}) is a job's error only when nothing before it says more.
+     */
     Map<String, String> lastErrors(Collection<String> ids) {
         Map<String, String> errors = new HashMap<>();
         if (ids.isEmpty()) {
             return errors;
         }
-        Set<String> fromRetries = new HashSet<>();
         read(m -> {
             for (List<String> chunk : JournalMapper.chunksOf(List.copyOf(ids))) {
                 for (LogRow row : m.errorRows(chunk)) {
-                    boolean death = JobEvent.DEAD.name().equals(row.getEvent());
-                    if (!death) {
-                        errors.put(row.getJobId(), row.getDetail());
-                        fromRetries.add(row.getJobId());
-                    } else if (!fromRetries.contains(row.getJobId())) {
+                    boolean bareDeath = JobEvent.DEAD.name().equals(row.getEvent())
+                            && (row.getDetail() == null || Transition.MAX_ATTEMPTS_REACHED.equals(row.getDetail()));
+                    if (!bareDeath || errors.get(row.getJobId()) == null) {
                         errors.put(row.getJobId(), row.getDetail());
                     }
                 }

@@ -92,21 +92,28 @@ abstract class JournalConsoleReadsContract {
     }
 
     @Test
-    void a_jobs_last_error_is_its_latest_failure_and_its_death_only_when_nothing_says_more() {
+    void a_jobs_last_error_is_its_latest_failure_and_a_bare_death_only_when_nothing_says_more() {
         journal.recordCreated(List.of(
-                job("retried", "orders", T0, T0), job("died", "orders", T0, T0), job("fine", "orders", T0, T0)));
+                job("retried", "orders", T0, T0),
+                job("died", "orders", T0, T0),
+                job("sent", "orders", T0, T0),
+                job("fine", "orders", T0, T0)));
         journal.recordTransitionsDurably(List.of(
                 Transition.of("retried", JobEvent.RETRIED, JobStatus.RESERVED, JobStatus.DELAY, T0, "attempt 1: 500"),
                 Transition.of("retried", JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, T0 + 1, "expired"),
                 Transition.of(
                         "retried", JobEvent.DEAD, JobStatus.RESERVED, JobStatus.DEAD, T0 + 2, "max attempts reached"),
                 Transition.of("died", JobEvent.DEAD, JobStatus.RESERVED, JobStatus.DEAD, T0, "max attempts reached"),
+                Transition.of("sent", JobEvent.RETRIED, JobStatus.RESERVED, JobStatus.DELAY, T0, "attempt 1: 500"),
+                Transition.of("sent", JobEvent.RETRIED, JobStatus.RESERVED, JobStatus.DELAY, T0 + 1, "attempt 2: 500"),
+                Transition.of("sent", JobEvent.DEAD, JobStatus.RESERVED, JobStatus.DEAD, T0 + 2, "attempt 3: 503"),
                 Transition.of("fine", JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0, null)));
 
-        assertThat(journal.lastErrors(List.of("retried", "died", "fine", "unknown")))
+        assertThat(journal.lastErrors(List.of("retried", "died", "sent", "fine", "unknown")))
                 .containsOnly(
                         org.assertj.core.api.Assertions.entry("retried", "expired"),
-                        org.assertj.core.api.Assertions.entry("died", "max attempts reached"));
+                        org.assertj.core.api.Assertions.entry("died", "max attempts reached"),
+                        org.assertj.core.api.Assertions.entry("sent", "attempt 3: 503"));
     }
 
     @Test
