@@ -39,10 +39,6 @@ public interface JournalMapper {
     @Select("SELECT " + JOB_COLUMNS + " FROM delay_queue_job WHERE id = #{id}")
     JobRow find(@Param("id") String id);
 
-    @Select("<script>SELECT " + JOB_COLUMNS + " FROM delay_queue_job WHERE id IN"
-            + "<foreach item='id' collection='ids' open='(' separator=',' close=')'>#{id}</foreach></script>")
-    List<JobRow> findAll(@Param("ids") Collection<String> ids);
-
     @Select(
             "SELECT job_id AS jobId, event, from_status AS fromStatus, to_status AS toStatus,"
                     + " event_time AS eventTime, host, worker, detail FROM delay_queue_job_log WHERE job_id = #{id} ORDER BY id")

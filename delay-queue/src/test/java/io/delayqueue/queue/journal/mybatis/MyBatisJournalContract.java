@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -366,6 +367,28 @@ abstract class MyBatisJournalContract {
             assertThat(++pages).as("pages").isLessThan(10_000);
         }
         return seen;
+    }
+
+    @Test
+    void find_all_reads_every_job_of_its_ids_whole_over_several_statements_and_leaves_out_unknown_ids() {
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < 1_500; i++) {
+            jobs.add(job(newId(), T0 + i));
+        }
+        Job sparse = new Job(
+                newId(), "mail", null, null, "só \uD83D\uDE00", T0, 5, 1, "http://x/y", 0, T0 - 1, JobStatus.DELAY, 0);
+        jobs.add(sparse);
+        assertThat(journal.recordCreated(jobs)).isEmpty();
+        List<String> ids = new ArrayList<>(jobs.stream().map(Job::id).toList());
+        ids.add("no-such-job");
+
+        Map<String, Job> found = journal.findAll(ids);
+
+        assertThat(found).hasSize(jobs.size());
+        for (Job job : jobs) {
+            assertThat(found.get(job.id())).as(job.id()).isEqualTo(job);
+        }
+        assertThat(journal.findAll(List.of())).isEmpty();
     }
 
     @Test
