@@ -20,7 +20,6 @@ import io.delayqueue.queue.store.NewMasterException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -246,7 +245,12 @@ public final class FailoverProtocol {
             List<JobChange> part = changes.subList(from, Math.min(changes.size(), from + JOBS_PER_SCRIPT));
             List<JournaledState> states = new ArrayList<>(part.size());
             for (JobChange c : part) {
-                states.add(new JournaledState(c.id(), c.status(), c.attempts(), deadlineOf(c), c.topic()));
+                states.add(new JournaledState(
+                        c.id(),
+                        c.status(),
+                        c.attempts(),
+                        deadlineOf(c.topic(), c.dueAt(), c.ttr(), c.updatedAt()),
+                        c.topic()));
             }
             List<Replayed> answers = store.replay(shard, states, clock.millis());
             for (int i = 0; i < answers.size(); i++) {
@@ -264,8 +268,8 @@ public final class FailoverProtocol {
      * The deadline of a journaled reservation: from its transition (or its due time, for a push-topic job taken
      * early), its ttr for a pull topic, the dispatch timeout for a push topic.
      */
-    private long deadlineOf(JobChange c) {
-        return Math.max(c.updatedAt(), c.dueAt()) + (routes.isPull(c.topic()) ? c.ttr() : dispatchTimeoutMs);
+    private long deadlineOf(String topic, long dueAt, long ttr, long reservedAt) {
+        return Math.max(reservedAt, dueAt) + (routes.isPull(topic) ? ttr : dispatchTimeoutMs);
     }
 
     /**
@@ -278,7 +282,8 @@ public final class FailoverProtocol {
             List<JobChange> part = absent.subList(from, Math.min(absent.size(), from + JOBS_PER_SCRIPT));
             Map<String, Job> journaled =
                     journal.findAll(part.stream().map(JobChange::id).toList());
-            Map<Job, Long> reserved = new LinkedHashMap<>();
+            List<Job> reserved = new ArrayList<>();
+            Map<String, Long> deadlines = new HashMap<>();
             List<Job> restored = new ArrayList<>();
             long farAfter = tierLoader == null ? Long.MAX_VALUE : tierLoader.farAfter();
             for (JobChange c : part) {
@@ -287,23 +292,14 @@ public final class FailoverProtocol {
                     continue;
                 }
                 if (job.status() == JobStatus.RESERVED) {
-                    reserved.put(
-                            job,
-                            deadlineOf(new JobChange(
-                                    job.id(),
-                                    job.topic(),
-                                    job.status(),
-                                    job.attempts(),
-                                    job.executeAt(),
-                                    job.ttr(),
-                                    c.updatedAt())));
+                    reserved.add(job);
+                    deadlines.put(job.id(), deadlineOf(job.topic(), job.executeAt(), job.ttr(), c.updatedAt()));
                 } else if (job.status() != JobStatus.DELAY || job.executeAt() <= farAfter) {
                     restored.add(job);
                 }
             }
             if (!reserved.isEmpty()) {
-                List<Job> jobs = new ArrayList<>(reserved.keySet());
-                List<Boolean> added = store.putBack(jobs, reserved::get);
+                List<Boolean> added = store.putBack(reserved, job -> deadlines.get(job.id()));
                 putBack += added.stream().filter(Boolean.TRUE::equals).count();
             }
             putBack += restorer.restore(restored, "fail-over replay: missing from the new Redis master");
