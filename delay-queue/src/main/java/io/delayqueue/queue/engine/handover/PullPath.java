@@ -115,10 +115,13 @@ public final class PullPath {
         }
         if (!reserved.isEmpty()) {
             reserved.sort(Comparator.comparingLong(Job::executeAt));
+            // the time of the reply, not of the request: a job this reserve took may have been made READY by the
+            // scanner while the call was under way, and its history orders the two by their times
+            long reservedAt = Math.max(now, clock.millis());
             List<Transition> transitions = new ArrayList<>(reserved.size());
             for (Job job : reserved) {
-                transitions.add(
-                        Transition.of(job.id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, now, null));
+                transitions.add(Transition.of(
+                        job.id(), JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, reservedAt, null));
             }
             room.record(transitions);
         }

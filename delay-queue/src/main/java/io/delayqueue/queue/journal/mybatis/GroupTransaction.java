@@ -290,7 +290,7 @@ final class GroupTransaction {
      * one group the {@code RESTORED} came later and made a deleted job live again in the journal.)
      */
     private static JobUpdate fold(JobUpdate earlier, JobUpdate later) {
-        if (isFinal(earlier.status())) {
+        if (isFinal(earlier.status()) || isReadyAfterReserved(earlier, later)) {
             return earlier;
         }
         Integer attempts = later.attempts() != null
@@ -301,6 +301,14 @@ final class GroupTransaction {
                 : earlier.attemptsDelta() + later.attemptsDelta();
         Long dueAt = later.dueAt() != null ? later.dueAt() : earlier.dueAt();
         return new JobUpdate(later.id(), later.status(), attempts, delta, dueAt);
+    }
+
+    /** A consumer's RESERVED journaled before the scanner's READY of the same move: the job is reserved (as above). */
+    private static boolean isReadyAfterReserved(JobUpdate earlier, JobUpdate later) {
+        return JobStatus.RESERVED.name().equals(earlier.status())
+                && JobStatus.READY.name().equals(later.status())
+                && later.attempts() == null
+                && later.attemptsDelta() == 0;
     }
 
     private static boolean isFinal(String status) {

@@ -22,6 +22,12 @@ import org.apache.ibatis.exceptions.PersistenceException;
  */
 final class RowUpdates {
     private static final String KEEP_FINAL = " AND status NOT IN ('FINISHED', 'DELETED')";
+    /**
+     * The scanner's {@code READY} (always from {@code DELAY}) never overwrites {@code RESERVED}: a consumer can
+     * reserve a job between the scanner's move and its journaling, and its {@code RESERVED} (another writer, another
+     * service) can commit first. Bound to the update's status: {@code ... AND (? <> 'READY' OR status <> 'RESERVED')}.
+     */
+    private static final String KEEP_RESERVED = " AND (? <> 'READY' OR status <> 'RESERVED')";
     /** The one-row update by {@link #formOf form}: attempts added or set, the due time kept or set. */
     private static final String[] UPDATE_ONE = {
         updateOne(false, false), updateOne(true, false), updateOne(false, true), updateOne(true, true)
@@ -59,7 +65,7 @@ final class RowUpdates {
                         "UPDATE delay_queue_job SET status = ?, update_time = ?, version = version + 1 WHERE id IN (")
                 .append("?,".repeat(ids.size()));
         sql.setLength(sql.length() - 1);
-        sql.append(')').append(KEEP_FINAL);
+        sql.append(')').append(KEEP_FINAL).append(KEEP_RESERVED);
         try (PreparedStatement update = connection.prepareStatement(sql.toString())) {
             update.setString(1, status);
             update.setLong(2, now);
@@ -67,6 +73,7 @@ final class RowUpdates {
             for (String id : ids) {
                 update.setString(i++, id);
             }
+            update.setString(i, status);
             update.executeUpdate();
         }
     }
@@ -89,7 +96,8 @@ final class RowUpdates {
                         update.setLong(i++, u.dueAt());
                     }
                     update.setLong(i++, now);
-                    update.setString(i, u.id());
+                    update.setString(i++, u.id());
+                    update.setString(i, u.status());
                     update.addBatch();
                 }
                 update.executeBatch();
@@ -107,6 +115,6 @@ final class RowUpdates {
         return "UPDATE delay_queue_job SET status = ?,"
                 + (setsAttempts ? " attempts = ?," : " attempts = attempts + ?,")
                 + (setsDueAt ? " due_at = ?," : "")
-                + " update_time = ?, version = version + 1 WHERE id = ?" + KEEP_FINAL;
+                + " update_time = ?, version = version + 1 WHERE id = ?" + KEEP_FINAL + KEEP_RESERVED;
     }
 }

@@ -236,6 +236,36 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
+    void a_reserve_journaled_before_the_scanners_ready_of_the_same_move_leaves_the_job_reserved() {
+        String apart = newId();
+        String together = newId();
+        String thenReady = newId();
+        journal.recordCreated(List.of(job(apart, T0 + 1000), job(together, T0 + 1000), job(thenReady, T0 + 1000)));
+        // a consumer reserved the job between the scanner's move and its journaling: its RESERVED commits first
+        journal.recordTransitionsDurably(
+                List.of(Transition.of(apart, JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, T0 + 1001, null)));
+        journal.recordTransitionsDurably(
+                List.of(Transition.of(apart, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 1000, null)));
+        // the same two in one commit
+        journal.recordTransitionsDurably(List.of(
+                Transition.of(together, JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, T0 + 1001, null),
+                Transition.of(together, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 1000, null)));
+        // a READY after the job went back to DELAY (its reservation expired) still applies
+        journal.recordTransitionsDurably(List.of(
+                Transition.of(thenReady, JobEvent.RESERVED, JobStatus.READY, JobStatus.RESERVED, T0 + 1001, null),
+                Transition.of(
+                        thenReady, JobEvent.TTR_EXPIRED, JobStatus.RESERVED, JobStatus.DELAY, T0 + 31_001, null)));
+        journal.recordTransitionsDurably(
+                List.of(Transition.of(thenReady, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 31_002, null)));
+
+        assertThat(statusOf(apart)).isEqualTo(JobStatus.RESERVED);
+        assertThat(statusOf(together)).isEqualTo(JobStatus.RESERVED);
+        assertThat(statusOf(thenReady)).isEqualTo(JobStatus.READY);
+        assertThat(journal.history(apart).stream().map(JournalEntry::event).toList())
+                .containsExactly(JobEvent.CREATED, JobEvent.READY, JobEvent.RESERVED);
+    }
+
+    @Test
     void attempts_and_due_time_follow_the_transitions_even_when_several_share_one_commit() {
         String id = newId();
         journal.recordCreated(List.of(job(id, T0 + 1000)));
