@@ -35,8 +35,14 @@ import redis.clients.jedis.Jedis;
  */
 class ClusterThroughputTest {
     private static final int SHARDS = 8;
-    private static final int JOBS = 30_000;
-    private static final int ROUNDS = 2;
+    /**
+     * Sized for the test command (about 20 s of its time, where 30,000 jobs in two rounds took 114 to 203 s): what
+     * it asserts (every job delivered once, by each size of the cluster) holds as well for 10,000. It prints a rate
+     * all the same; full-size scaling figures are the benchmark's.
+     */
+    private static final int JOBS = 10_000;
+
+    private static final int ROUNDS = 1;
 
     private static TestingServer zookeeper;
     private static ServiceStores stores;
