@@ -1,6 +1,7 @@
 package io.delayqueue.queue.journal;
 
 import io.delayqueue.common.Job;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -87,6 +88,15 @@ public interface Journal extends PushJournal, TransitionJournal, JournalLookups,
      */
     default long lagMillis() {
         return 0;
+    }
+
+    /**
+     * Waits until every entry handed to the journal at or before {@code queuedByMs} (its clock) is settled, written
+     * or failed to its caller, or until {@code timeout} has passed; woken by the writers as they settle groups, not
+     * on a tick. True when the journal holds nothing that old any more.
+     */
+    default boolean awaitWritten(long queuedByMs, Duration timeout) throws InterruptedException {
+        return true;
     }
 
     /**

@@ -227,14 +227,10 @@ public final class FailoverProtocol {
      * not waited for longer, and what it lacks is healed by the reconciler.
      */
     private void awaitJournalBacklog(long start) {
-        long giveUp = System.nanoTime() + journal.commitTimeout().toNanos();
-        while (journal.lagMillis() > clock.millis() - start && System.nanoTime() < giveUp) {
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+        try {
+            journal.awaitWritten(start, journal.commitTimeout());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -12,7 +12,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +60,14 @@ final class GroupCommitWriter {
      * {@code Long.MAX_VALUE} when it holds none. With the heads of the queues, what {@link #lagMillis()} reads.
      */
     private final List<AtomicLong> oldestTaken = new CopyOnWriteArrayList<>();
+
+    /** Signalled when a writer settles entries, while {@link #awaiting} callers of {@link #awaitWritten} wait. */
+    private final ReentrantLock settledLock = new ReentrantLock();
+
+    private final Condition settled = settledLock.newCondition();
+    private final AtomicInteger awaiting = new AtomicInteger();
+    /** The longest {@link #awaitWritten} sleeps between looks without a signal (see there). */
+    private static final long MAX_SETTLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     /**
      * Lagged entries of a group that failed (the database down, say) stay with their writer and are written again,
@@ -129,11 +140,54 @@ final class GroupCommitWriter {
      * that instant.
      */
     long lagMillis() {
+        long oldest = oldestUnsettledMs();
+        return oldest == Long.MAX_VALUE ? 0 : Math.max(0, clock.millis() - oldest);
+    }
+
+    /** When the oldest entry not settled was queued; {@code Long.MAX_VALUE} when every entry is. */
+    private long oldestUnsettledMs() {
         long oldest = backlog.oldestQueuedAtMs();
         for (AtomicLong taken : oldestTaken) {
             oldest = Math.min(oldest, taken.get());
         }
-        return oldest == Long.MAX_VALUE ? 0 : Math.max(0, clock.millis() - oldest);
+        return oldest;
+    }
+
+    /**
+     * {@link io.delayqueue.queue.journal.Journal#awaitWritten}: waits on {@link #settled}, which each writer
+     * signals after settling a group while anyone waits ({@link #awaiting}), so the writers pay nothing otherwise.
+     */
+    boolean awaitWritten(long queuedByMs, Duration timeout) throws InterruptedException {
+        long giveUp = System.nanoTime() + timeout.toNanos();
+        settledLock.lock();
+        awaiting.incrementAndGet();
+        try {
+            while (oldestUnsettledMs() <= queuedByMs) {
+                long left = giveUp - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                // bounded: an entry on its way from a queue to its writer is seen by neither for an instant, and
+                // an entry queued since by nobody's writer yet (an idle one polls) is woken by no settle
+                settled.awaitNanos(Math.min(left, MAX_SETTLE_WAIT_NANOS));
+            }
+            return true;
+        } finally {
+            awaiting.decrementAndGet();
+            settledLock.unlock();
+        }
+    }
+
+    /** Tells {@link #awaitWritten} callers that a writer settled entries. */
+    private void signalSettled() {
+        if (awaiting.get() > 0) {
+            settledLock.lock();
+            try {
+                settled.signalAll();
+            } finally {
+                settledLock.unlock();
+            }
+        }
     }
 
     /**
@@ -198,6 +252,7 @@ final class GroupCommitWriter {
         pending.removeIf(WriteEntry::isSettled);
         if (pending.isEmpty()) {
             oldestTaken.set(Long.MAX_VALUE);
+            signalSettled();
             return;
         }
         long holdUntil = System.nanoTime() + holdNanos;
@@ -219,6 +274,7 @@ final class GroupCommitWriter {
         }
         pending.removeIf(WriteEntry::isSettled);
         oldestTaken.set(pending.stream().mapToLong(e -> e.queuedAtMs).min().orElse(Long.MAX_VALUE));
+        signalSettled();
         if (failed == null) {
             return;
         }

@@ -296,6 +296,11 @@ public final class MyBatisJournal implements Journal {
     }
 
     @Override
+    public boolean awaitWritten(long queuedByMs, Duration timeout) throws InterruptedException {
+        return writer.awaitWritten(queuedByMs, timeout);
+    }
+
+    @Override
     public void setListener(JournalListener listener) {
         commit.setListener(listener);
     }

@@ -711,6 +711,44 @@ abstract class MyBatisJournalContract {
     }
 
     @Test
+    void await_written_returns_once_what_was_queued_by_then_is_committed_and_not_before() throws Exception {
+        journal.close();
+        ManualClock clock = new ManualClock(T0);
+        journal = newJournal(Duration.ofMinutes(1), 1_000_000, clock);
+        String id = newId();
+        journal.recordCreated(List.of(job(id, T0 + 1000)));
+        // the push was answered when its commit was; its writer lets go of it just after
+        assertThat(journal.awaitWritten(T0, WAIT)).as("the push written").isTrue();
+
+        db.gate().hold();
+        journal.recordTransitions(
+                List.of(Transition.of(id, JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0 + 1000, null)));
+        await("the writer holds the READY").atMost(WAIT).until(() -> db.gate().waiting() == 1);
+        clock.advance(1_000);
+        assertThat(journal.awaitWritten(T0 - 1, Duration.ZERO))
+                .as("nothing queued before the READY")
+                .isTrue();
+        assertThat(journal.awaitWritten(T0, Duration.ofMillis(300)))
+                .as("the READY is held")
+                .isFalse();
+
+        java.util.concurrent.CompletableFuture<Boolean> waiting =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return journal.awaitWritten(T0, Duration.ofSeconds(30));
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        Thread.sleep(200);
+        assertThat(waiting).as("still held").isNotDone();
+        db.gate().open();
+        assertThat(waiting.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                .isTrue();
+        assertThat(statusOf(id)).as("returned once committed").isEqualTo(JobStatus.READY);
+    }
+
+    @Test
     void over_its_capacity_the_backlog_makes_nobody_wait_refusing_pushes_and_not_keeping_lagged_transitions()
             throws Exception {
         journal.close();
