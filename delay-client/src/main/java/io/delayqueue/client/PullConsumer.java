@@ -108,7 +108,12 @@ public final class PullConsumer implements AutoCloseable {
                 freeHandlers.release(wanted);
                 failures++;
                 notify(l -> l.onReserveFailed(e));
-                LOG.log(Level.DEBUG, "reserve of {0} failed ({1} in a row): {2}", topic, failures, e.getMessage());
+                LOG.log(
+                        e.isRetryable() ? Level.DEBUG : Level.WARNING,
+                        "reserve of {0} failed ({1} in a row): {2}",
+                        topic,
+                        failures,
+                        e.getMessage());
                 if (state.get() == State.STARTED) {
                     LockSupport.parkNanos(client.retryPolicy().backoffNanos(failures));
                 }
