@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -215,9 +214,9 @@ public final class DelayQueueClient {
         List<FinishOutcome> outcomes = new ArrayList<>(reservations.size());
         for (int from = 0; from < reservations.size(); from += MAX_BATCH) {
             List<Job> part = reservations.subList(from, Math.min(reservations.size(), from + MAX_BATCH));
-            List<Map<String, Object>> body = new ArrayList<>(part.size());
+            List<FinishRequest> body = new ArrayList<>(part.size());
             for (Job j : part) {
-                body.add(Map.of("id", j.id(), "attempts", j.attempts()));
+                body.add(new FinishRequest(j.id(), j.attempts()));
             }
             Transport.Exchange x = transport.call("POST", "/jobs/finish", Transport.toJson(body), retry, Duration.ZERO);
             if (!x.answered() || RetryPolicy.isRetryable(x.status())) {
@@ -234,6 +233,27 @@ public final class DelayQueueClient {
             outcomes.addAll(answered);
         }
         return outcomes;
+    }
+
+    /** One job of {@code POST /jobs/finish}: its id and its attempts as reserved. */
+    private record FinishRequest(String id, int attempts) {}
+
+    /**
+     * The service's health as {@code GET /actuator/health} says it ({@code UP}, {@code DOWN}, ...; open without the
+     * token), asked once, never repeated: for a health check of the service's reachability.
+     *
+     * @throws DelayQueueClientException when the service did not answer, or answered without a status
+     */
+    public String health() {
+        Transport.Exchange x =
+                transport.call("GET", "/actuator/health", null, RetryPolicy.none(retry.deadline()), Duration.ZERO);
+        JsonNode status = x.answered() && x.reply().envelope() != null
+                ? x.reply().envelope().get("status")
+                : null;
+        if (status == null || !status.isTextual()) {
+            throw new DelayQueueClientException(x.status(), "GET /actuator/health: " + x.describe(), x.failure());
+        }
+        return status.asText();
     }
 
     /**

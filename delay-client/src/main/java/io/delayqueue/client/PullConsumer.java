@@ -10,6 +10,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -122,8 +123,13 @@ public final class PullConsumer implements AutoCloseable {
             freeHandlers.release(wanted - jobs.size());
             long reservedAt = System.nanoTime();
             for (Job job : jobs) {
-                workers.execute(
-                        () -> handle(new Reservation(job, reservedAt + TimeUnit.MILLISECONDS.toNanos(job.ttr()))));
+                Reservation r = new Reservation(job, reservedAt + TimeUnit.MILLISECONDS.toNanos(job.ttr()));
+                try {
+                    workers.execute(() -> handle(r));
+                } catch (RejectedExecutionException closedPastGrace) {
+                    // close() gave up waiting for this poll: the job comes back after its ttr
+                    freeHandlers.release();
+                }
             }
         }
     }

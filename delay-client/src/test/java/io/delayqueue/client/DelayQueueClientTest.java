@@ -310,6 +310,20 @@ class DelayQueueClientTest {
         assertThat(server.calls().get(0).path()).isEqualTo("/queue/push");
     }
 
+    @Test
+    void health_reads_the_status_of_an_up_or_down_service_and_throws_without_an_answer() {
+        server.then(c -> new ScriptedServer.Answer(200, "{\"status\":\"UP\"}", 0))
+                .then(c -> new ScriptedServer.Answer(503, "{\"status\":\"DOWN\"}", 0))
+                .then(c -> new ScriptedServer.Answer(502, "bad gateway", 0));
+        DelayQueueClient client = client(FAST);
+        assertThat(client.health()).isEqualTo("UP");
+        assertThat(client.health()).isEqualTo("DOWN");
+        assertThatThrownBy(client::health)
+                .isInstanceOf(DelayQueueClientException.class)
+                .hasMessageContaining("502");
+        assertThat(server.calls()).hasSize(3).allMatch(c -> c.path().equals("/actuator/health"));
+    }
+
     static Job job(String id, int attempts) {
         return new Job(id, "t", null, null, "b", 0, 30_000, 10, null, 0, 0, "RESERVED", attempts);
     }

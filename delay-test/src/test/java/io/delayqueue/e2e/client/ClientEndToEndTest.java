@@ -83,6 +83,7 @@ class ClientEndToEndTest {
     @Test
     void a_job_pushed_by_the_client_is_looked_up_with_its_history_restored_once_redis_lost_it_and_deleted() {
         DelayQueueClient client = client();
+        assertThat(client.health()).isEqualTo("UP");
         PushResult pushed = client.push("cl-roundtrip", "close order 42", Duration.ofMinutes(10));
         assertThat(pushed.outcome()).as("push: %s", pushed).isEqualTo(PushOutcome.DURABLE);
 
