@@ -22,31 +22,49 @@ public class DelayQueueException extends RuntimeException {
         return httpStatus;
     }
 
-    /** What the answer's {@code data} carries besides the message (a push's job id or ids), or null. */
+    /**
+     * What the answer's {@code data} carries besides the message, or null: a push's job id or ids, the job a 404 or
+     * 409 concerns, the field a 400 names ({@link FieldError}).
+     */
     public Object data() {
         return data;
     }
 
     /**
-     * Sets what the answer's {@code data} carries (once, by the code that creates the exception for one caller):
-     * a failed push answers with its job's id, so that the client can retry with it.
+     * Sets what the answer's {@code data} carries (by the code that creates the exception for one caller, replacing
+     * what the exception set itself): a failed push answers with its job's id, so that the client can retry with it.
      */
     public DelayQueueException withData(Object data) {
         this.data = data;
         return this;
     }
 
-    /** A request field is missing, malformed or out of range (400). The message names the field. */
+    /**
+     * A request field is missing, malformed or out of range (400). The message names the field, and so does the
+     * answer's {@code data} ({@link FieldError}: the field, a batch element's index, the job's id).
+     */
     public static final class InvalidField extends DelayQueueException {
         private final String field;
 
         public InvalidField(String field, String problem) {
             super(400, field + " " + problem);
             this.field = field;
+            withData(FieldError.of(field));
         }
 
         public String field() {
             return field;
+        }
+
+        /**
+         * This error, its {@code data} naming the job {@code id} too (the id the request gave the job at fault,
+         * when it can name one and is not itself the field at fault).
+         */
+        public InvalidField naming(String id) {
+            if (data() instanceof FieldError error) {
+                withData(error.naming(id));
+            }
+            return this;
         }
     }
 
@@ -54,6 +72,7 @@ public class DelayQueueException extends RuntimeException {
     public static final class JobNotFound extends DelayQueueException {
         public JobNotFound(String id) {
             super(404, "job " + id + " not found");
+            withData(id);
         }
     }
 
@@ -64,6 +83,7 @@ public class DelayQueueException extends RuntimeException {
         public StateConflict(String id, JobStatus status, String message) {
             super(409, "job " + id + " is " + status + ": " + message);
             this.status = status;
+            withData(id);
         }
 
         public JobStatus status() {

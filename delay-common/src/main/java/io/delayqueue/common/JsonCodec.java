@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
@@ -133,8 +134,31 @@ public final class JsonCodec {
         try (parser) {
             return STRICT.readValue(parser, type);
         } catch (IOException e) {
-            throw invalid(e, parser, pathPrefix);
+            DelayQueueException.InvalidField invalid = invalid(e, parser, pathPrefix);
+            throw invalid.naming(idOfElement(json, invalid.data() instanceof FieldError f ? f : null));
         }
+    }
+
+    /**
+     * The {@code id} of the object a refused field belongs to (the document, or the batch element its index names),
+     * read again leniently, or null: a client that gave its jobs ids learns which job the 400 is about. Read only on
+     * the way to a 400.
+     */
+    private static String idOfElement(byte[] json, FieldError error) {
+        if (error == null || error.field().equals("body")) {
+            return null; // the document as a whole
+        }
+        JsonNode node;
+        try {
+            node = WRITER.readTree(json);
+        } catch (IOException | RuntimeException unreadable) {
+            return null;
+        }
+        if (error.index() != null) {
+            node = node.isArray() ? node.get(error.index()) : null;
+        }
+        JsonNode id = node != null && node.isObject() ? node.get("id") : null;
+        return id != null && id.isTextual() ? id.asText() : null;
     }
 
     private static void requireDocument(byte[] json, char opening, String what) {

@@ -31,6 +31,32 @@ class JsonCodecTest {
                         .isEqualTo(field));
     }
 
+    // ---- what a 400 names ----
+
+    @Test
+    void a_refused_batch_element_is_named_by_its_index_and_the_id_it_was_given() {
+        assertThatThrownBy(() -> JsonCodec.readPushRequests(json(
+                        "[{'id':'a-1','topic':'t','body':'b'},{'id':'a-2','topic':'t','body':'b','delay':'soon'}]")))
+                .isInstanceOfSatisfying(DelayQueueException.InvalidField.class, e -> assertThat(e.data())
+                        .isEqualTo(new FieldError("[1].delay", 1, "a-2")));
+        assertThatThrownBy(() -> JsonCodec.readPushRequests(json("[{'topic':'t','body':'b','colour':'red'}]")))
+                .as("no id given: the index alone")
+                .isInstanceOfSatisfying(DelayQueueException.InvalidField.class, e -> assertThat(e.data())
+                        .isEqualTo(new FieldError("[0].colour", 0, null)));
+        assertThatThrownBy(() -> JsonCodec.readPushRequests(json("[{'topic':'t','body':'b','id':7}]")))
+                .as("the id at fault is not named as the job's id")
+                .isInstanceOfSatisfying(DelayQueueException.InvalidField.class, e -> assertThat(e.data())
+                        .isEqualTo(new FieldError("[0].id", 0, null)));
+        assertThatThrownBy(() -> JsonCodec.readPushRequests(json("[{'topic':'t','body':'b'},")))
+                .as("a document that is no JSON: the body, no job")
+                .isInstanceOfSatisfying(DelayQueueException.InvalidField.class, e -> assertThat(e.data())
+                        .isEqualTo(new FieldError("body", null, null)));
+        assertThatThrownBy(() -> JsonCodec.readPushRequest(json("{'id':'one','topic':'t','body':'b','ttr':1.5}")))
+                .as("a single push: the field and its id")
+                .isInstanceOfSatisfying(DelayQueueException.InvalidField.class, e -> assertThat(e.data())
+                        .isEqualTo(new FieldError("ttr", null, "one")));
+    }
+
     // ---- accepted ----
 
     @Test

@@ -97,7 +97,10 @@ public class ApiDocumentation {
         Content success = successContent(operation);
         boolean open = TokenFilter.isOpen(method, path);
         Map<Integer, String> answers = new TreeMap<>();
-        answers.put(400, "bad input, nothing done: a query parameter malformed or given twice (the message names it)");
+        answers.put(
+                400,
+                "bad input, nothing done: a query parameter malformed or given twice (the message names it, and"
+                        + " data.field)");
         answers.put(415, "a body not sent as application/json in UTF-8; nothing done");
         if (!open) {
             answers.put(401, "delay.security.token is set and the call did not carry it; nothing done");
@@ -116,7 +119,8 @@ public class ApiDocumentation {
                         .content(
                                 code < 300 && success != null
                                         ? success
-                                        : json(new Schema<>().$ref(ApiSchemas.ERROR)))));
+                                        : json(new Schema<>()
+                                                .$ref(code == 400 ? ApiSchemas.BAD_INPUT : ApiSchemas.ERROR)))));
         operation.responses(responses);
         if (!open) {
             operation.addSecurityItem(new SecurityRequirement().addList(TOKEN));

@@ -1,6 +1,7 @@
 package io.delayqueue.controller;
 
 import io.delayqueue.common.DelayQueueException;
+import io.delayqueue.common.FieldError;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +19,10 @@ import org.springframework.web.method.annotation.MethodArgumentTypeMismatchExcep
 import org.springframework.web.servlet.NoHandlerFoundException;
 import org.springframework.web.servlet.resource.NoResourceFoundException;
 
-/** Every error as the JSON envelope with its real status; never a 200, never a stack trace to the client. */
+/**
+ * Every error as the JSON envelope with its real status; never a 200, never a stack trace to the client. A 400's
+ * {@code data} names the field ({@link FieldError}), as its message does.
+ */
 @RestControllerAdvice
 public class ApiExceptionHandler {
     private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
@@ -54,18 +58,18 @@ public class ApiExceptionHandler {
     }
 
     @ExceptionHandler(MissingServletRequestParameterException.class)
-    public ResponseEntity<ApiResponse<Void>> missingParameter(MissingServletRequestParameterException e) {
-        return ApiResponse.error(400, e.getParameterName() + " is required");
+    public ResponseEntity<ApiResponse<Object>> missingParameter(MissingServletRequestParameterException e) {
+        return ApiResponse.error(400, e.getParameterName() + " is required", FieldError.of(e.getParameterName()));
     }
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
-    public ResponseEntity<ApiResponse<Void>> typeMismatch(MethodArgumentTypeMismatchException e) {
-        return ApiResponse.error(400, e.getName() + " has the wrong type: " + e.getValue());
+    public ResponseEntity<ApiResponse<Object>> typeMismatch(MethodArgumentTypeMismatchException e) {
+        return ApiResponse.error(400, e.getName() + " has the wrong type: " + e.getValue(), FieldError.of(e.getName()));
     }
 
     @ExceptionHandler(HttpMessageNotReadableException.class)
-    public ResponseEntity<ApiResponse<Void>> unreadable(HttpMessageNotReadableException e) {
-        return ApiResponse.error(400, "body of the request cannot be read");
+    public ResponseEntity<ApiResponse<Object>> unreadable(HttpMessageNotReadableException e) {
+        return ApiResponse.error(400, "body of the request cannot be read", FieldError.of("body"));
     }
 
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)

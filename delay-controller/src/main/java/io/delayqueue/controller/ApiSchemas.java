@@ -26,6 +26,10 @@ import java.util.Map;
  */
 final class ApiSchemas {
     static final String ERROR = "Error";
+    /** The envelope of a 400: its data names the field ({@link #FIELD_ERROR}). */
+    static final String BAD_INPUT = "BadInput";
+
+    static final String FIELD_ERROR = "FieldError";
     static final String PUSH_REQUEST = "PushRequest";
     static final String REQUEUE_REQUEST = "RequeueRequest";
     static final String DEAD_DELETE_REQUEST = "DeadDeleteRequest";
@@ -44,7 +48,9 @@ final class ApiSchemas {
                 FINISH_REQUEST, finishRequest(),
                 REQUEUE_REQUEST, deadIdsRequest("requeue"),
                 DEAD_DELETE_REQUEST, deadIdsRequest("delete"),
-                ERROR, errorEnvelope());
+                ERROR, errorEnvelope(),
+                BAD_INPUT, badInputEnvelope(),
+                FIELD_ERROR, fieldError());
     }
 
     /**
@@ -257,8 +263,8 @@ final class ApiSchemas {
                         "data",
                         new Schema<>()
                                 .nullable(true)
-                                .description("null, or what the error concerns: a failed push's job id (a batch's"
-                                        + " ids), to retry with")
+                                .description("null, or what the error concerns: a push's job id (a batch's ids, in"
+                                        + " order), to retry with; the id of the job a 404 or 409 is about")
                                 .example("order-41-close"))
                 .addProperty(
                         "message",
@@ -266,6 +272,56 @@ final class ApiSchemas {
                                 .description("what went wrong, naming the field for bad input")
                                 .example("topic must match [A-Za-z0-9._-]{1,64}"))
                 .required(List.of("success", "code", "message"));
+    }
+
+    /** The envelope of a 400: the error envelope, its data the field at fault. */
+    private static Schema<?> badInputEnvelope() {
+        return new ObjectSchema()
+                .description("The envelope of bad input (400): nothing was written or done; data names the field at"
+                        + " fault, as the message does (null only where the request could not be read as HTTP: a"
+                        + " malformed request line, header or chunked body)")
+                .addProperty(
+                        "success",
+                        new BooleanSchema().description("false on an error").example(false))
+                .addProperty(
+                        "code",
+                        intSchema(400, 400).description("the HTTP status, 400").example(400))
+                .addProperty("data", new Schema<>().$ref(FIELD_ERROR))
+                .addProperty(
+                        "message",
+                        new StringSchema()
+                                .description("what is wrong, starting with the field")
+                                .example("[2].delay must not be negative"))
+                .required(List.of("success", "code", "message"));
+    }
+
+    /** What a 400 names ({@link io.delayqueue.common.FieldError}). */
+    private static Schema<?> fieldError() {
+        return new ObjectSchema()
+                .description("The field a 400 refused, and in a batch the job it belongs to")
+                .addProperty(
+                        "field",
+                        new StringSchema()
+                                .description("the field as the message names it: delay, a batch element's"
+                                        + " [2].delay, jobs for the batch as a whole, body for the request body, a"
+                                        + " query parameter's name")
+                                .example("[2].delay"))
+                .addProperty(
+                        "index",
+                        intSchema(0, Integer.MAX_VALUE)
+                                .description("in a batch (POST /push/batch, POST /jobs/finish): the position of the"
+                                        + " job at fault, from 0; absent outside a batch")
+                                .example(2))
+                .addProperty(
+                        "id",
+                        new StringSchema()
+                                .description("the id the request gave the job at fault; absent when it gave none (a"
+                                        + " generated id is fixed only once every job of the push is valid) or when"
+                                        + " the id itself is at fault")
+                                .pattern(JOB_ID_PATTERN)
+                                .maxLength(128)
+                                .example("order-43-close"))
+                .required(List.of("field"));
     }
 
     /** Up to {@link PullSettings#MAX_COUNT} items of {@code name}. */

@@ -78,12 +78,15 @@ public class JobController {
     @Operation(
             summary = "Push one job",
             description = "Pushes one job (the JSON body), due after its delay or at its executeAt. The job's id is"
-                    + " fixed before anything is written and is in data on every answer, errors included: a"
-                    + " retry with it is always safe, and pushing an id that exists changes nothing: the same job"
+                    + " fixed before anything is written and is in data on every answer but a 400 (which names the"
+                    + " field and the id the push gave, if any): a retry with it is always safe, and pushing an id that exists changes nothing: the same job"
                     + " again is 200, another job under it 409.")
     @Answer(code = 200, when = PUSH_200 + " (message: created, or a job with this id already exists)")
     @Answer(code = 202, when = PUSH_202)
-    @Answer(code = 400, when = "nothing written: a field is invalid or over its limit (the message names it)")
+    @Answer(
+            code = 400,
+            when = "nothing written: a field is invalid or over its limit (the message names it); data is {field, id}:"
+                    + " the field, and the job's id when the push gave one (no id is fixed for a refused push)")
     @Answer(code = 409, when = PUSH_409)
     @Answer(code = 503, when = PUSH_503)
     @Answer(code = 504, when = PUSH_504)
@@ -102,7 +105,8 @@ public class JobController {
     @Operation(
             summary = "Push up to 1000 jobs",
             description = "Pushes a JSON array of jobs, written whole or not at all: one bad job rejects the batch"
-                    + " (the message names it as [i].field). data is the jobs' ids, in order, on every answer.")
+                    + " (the message names it as [i].field, and data as {field, index, id}). data is the jobs' ids, in"
+                    + " order, on every other answer.")
     @Answer(code = 200, when = "every job committed in the journal and in Redis; data is the ids in order")
     @Answer(
             code = 202,
@@ -110,8 +114,9 @@ public class JobController {
                     + " back); data is the ids in order")
     @Answer(
             code = 400,
-            when = "nothing written: a job is invalid (the message names [i].field) or the batch holds"
-                    + " no job or more than delay.limits.max-batch-size")
+            when = "nothing written: a job is invalid (the message names [i].field; data is {field, index, id}: the"
+                    + " field, the job's index from 0 and the id the batch gave it, if any) or the batch holds no job"
+                    + " or more than delay.limits.max-batch-size (data.field is jobs)")
     @Answer(
             code = 409,
             when = "a job's id already names another job (the message names each as [i].field and the id); those"
@@ -276,9 +281,9 @@ public class JobController {
     @Answer(code = 200, when = "data is an outcome per job, in the order sent")
     @Answer(
             code = 400,
-            when =
-                    "nothing finished: no job or more than 1000 (jobs), a missing or malformed id"
-                            + " ([i].id), a negative attempts ([i].attempts), an unknown field, a body that is not a JSON array")
+            when = "nothing finished: no job or more than 1000 (jobs), a missing or malformed id"
+                    + " ([i].id), a negative attempts ([i].attempts), an unknown field, a body that is not a JSON"
+                    + " array; data is {field, index, id}: the field, the job's index and its id")
     @Answer(code = 503, when = "Redis failed for every shard of the request; sending it again is safe")
     @PostMapping("/jobs/finish")
     public ResponseEntity<ApiResponse<List<FinishOutcome>>> finishAll(HttpServletRequest request) {
@@ -300,7 +305,7 @@ public class JobController {
             }
             String id = requireJobId("[" + i + "].id", r.id());
             if (r.attempts() != null && r.attempts() < 0) {
-                throw new DelayQueueException.InvalidField("[" + i + "].attempts", "must be at least 0");
+                throw new DelayQueueException.InvalidField("[" + i + "].attempts", "must be at least 0").naming(id);
             }
             attempts.add(r.attempts() == null ? Attempt.any(id) : new Attempt(id, r.attempts()));
         }

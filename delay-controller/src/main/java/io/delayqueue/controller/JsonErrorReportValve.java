@@ -1,5 +1,6 @@
 package io.delayqueue.controller;
 
+import io.delayqueue.common.FieldError;
 import io.delayqueue.common.JsonCodec;
 import java.io.IOException;
 import java.io.Writer;
@@ -32,13 +33,15 @@ public class JsonErrorReportValve extends ErrorReportValve {
             return; // the connection is broken: nobody would read the report
         }
         String message = response.getMessage();
+        Object data = null;
         if (status == 400 && (message == null || message.isBlank()) && throwable == null) {
             // Tomcat refuses a path that does not decode to UTF-8 without a word: say what it was
             message = StrictInputInterceptor.pathProblem(
                     request.getCoyoteRequest().requestURI().toString());
+            data = message != null ? FieldError.of("path") : null;
         }
         String body = JsonCodec.write(
-                new ApiResponse<>(false, status, null, ApiErrorController.describe(status, message, throwable)));
+                new ApiResponse<>(false, status, data, ApiErrorController.describe(status, message, throwable)));
         try {
             response.setContentType("application/json");
             response.setCharacterEncoding("utf-8");

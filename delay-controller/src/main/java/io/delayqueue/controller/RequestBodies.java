@@ -21,7 +21,7 @@ final class RequestBodies {
         try {
             body = request.getInputStream().readNBytes(limit + 1);
         } catch (IOException e) {
-            throw new DelayQueueException(400, "body of the request cannot be read: " + e.getMessage(), e);
+            throw new DelayQueueException.InvalidField("body", "of the request cannot be read: " + e.getMessage());
         }
         if (body.length > limit) {
             throw tooLarge(limit);

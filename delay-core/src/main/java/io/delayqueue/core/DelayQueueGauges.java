@@ -101,6 +101,10 @@ final class DelayQueueGauges implements AutoCloseable {
         Gauge.builder("delay.ha.owned.shards", this, g -> g.ownedShards())
                 .description("shards this instance scans now")
                 .register(registry);
+        // what the owned shards of all instances must add up to: a shard short is one that no instance scans
+        Gauge.builder("delay.shards", engine.config(), c -> c.shards())
+                .description("shards of the queue (delay.shards): the owned shards of its instances add up to it")
+                .register(registry);
         for (String role : List.of("standalone", "leader", "follower", "member", "disconnected", "stopped")) {
             Gauge.builder("delay.ha.role", coordinator, c -> c.role().equals(role) ? 1 : 0)
                     .description("1 for the role this instance has now")
@@ -140,6 +144,12 @@ final class DelayQueueGauges implements AutoCloseable {
                     .register(registry);
             TimeGauge.builder("delay.journal.lag", journal, TimeUnit.MILLISECONDS, Journal::lagMillis)
                     .description("age of the oldest entry handed to the journal and not committed yet; 0 when none")
+                    .register(registry);
+            // the lag's bound as configured, so that an alert compares the lag with it whatever it is set to
+            TimeGauge.builder("delay.journal.lag.bound", engine.config().journal(), TimeUnit.MILLISECONDS, j -> j.lag()
+                            .toMillis())
+                    .description("delay.journal.lag: the longest a transition other than a push or delete waits"
+                            + " before it is written while the database keeps up")
                     .register(registry);
         }
         refresh();

@@ -170,6 +170,13 @@ class ApiDocumentationTest {
                 soft.assertThat(names(schema.path("properties")))
                         .as("%s %s is the JSON envelope", op, code)
                         .contains("success", "code", "data", "message");
+                if (code.equals("400")) {
+                    soft.assertThat(names(
+                                    resolve(docs, schema.path("properties").path("data"))
+                                            .path("properties")))
+                            .as("%s 400's data names the field, a batch element's index and its job's id", op)
+                            .contains("field", "index", "id");
+                }
             }
             soft.assertThat(op.node().path("security").toString())
                     .as("%s names the token exactly when it documents 401", op)
@@ -209,6 +216,9 @@ class ApiDocumentationTest {
             soft.assertThat(twice.status())
                     .as("%s %s: %s", method, repeated, twice)
                     .isEqualTo(400);
+            soft.assertThat(twice.data().path("field").asText())
+                    .as("%s %s: data names the field, as documented: %s", method, repeated, twice)
+                    .isEqualTo("repeated");
             Answer text = raw(method, path, "text/plain", "hello".getBytes(UTF_8), -1);
             soft.assertThat(text.status())
                     .as("%s %s with a text/plain body: %s", method, path, text)

@@ -320,7 +320,26 @@ class BadInputTest {
         assertThat(r.code()).as("envelope code").isEqualTo(status);
         assertThat(r.json().path("success").isBoolean()).isTrue();
         assertThat(r.success()).isFalse();
-        assertThat(r.data().isNull()).as("data of %s", r).isTrue();
+        if (status == 400) {
+            // data names the field the message starts with, and a batch element's index
+            String field = messageStart.split(" ")[0];
+            assertThat(r.data().path("field").asText())
+                    .as("data.field of %s", r)
+                    .isEqualTo(field);
+            if (field.startsWith("[")) {
+                assertThat(r.data().path("index").asInt(-1))
+                        .as("data.index of %s", r)
+                        .isEqualTo(Integer.parseInt(field.substring(1, field.indexOf(']'))));
+            } else {
+                assertThat(r.data().has("index")).as("data.index of %s", r).isFalse();
+            }
+        } else if (status == 404 && messageStart.startsWith("job ")) {
+            assertThat(r.data().asText())
+                    .as("data of %s: the job's id", r)
+                    .isEqualTo(messageStart.split(" ")[1]);
+        } else {
+            assertThat(r.data().isNull()).as("data of %s", r).isTrue();
+        }
         assertThat(r.message()).as("message").startsWith(messageStart);
         if (status == 405) {
             assertThat(r.headers().firstValue("Allow")).as("Allow header").isPresent();
@@ -332,6 +351,40 @@ class BadInputTest {
         assertThat(api.storedTotal()).as("/stats totals").isEqualTo(totalBefore);
         assertThat(STORES.redis().allKeys()).as("Redis keys").containsExactlyInAnyOrderElementsOf(keysBefore);
         assertThat(recorder.count()).as("deliveries").isZero();
+    }
+
+    @Test
+    void a_refused_batch_names_the_job_at_fault_by_index_and_id_and_writes_nothing() {
+        Api api = new Api(port);
+        long totalBefore = api.storedTotal();
+        String job = "{\"topic\":\"bad\",\"body\":\"x\",\"delay\":60000";
+
+        Api.Response invalid = api.post(
+                "/push/batch",
+                "[" + job + ",\"id\":\"batch-a\"}," + job + "}," + job + ",\"id\":\"batch-c\",\"ttr\":0}]");
+        Api.Response wrongType = api.post(
+                "/push/batch", "[" + job + ",\"id\":\"batch-a\"}," + job + ",\"id\":\"batch-b\",\"ttr\":\"x\"}]");
+        Api.Response noId = api.post("/push/batch", "[" + job + "}," + job + ",\"maxAttempts\":0}]");
+        Api.Response single = api.post("/push", job + ",\"id\":\"single-a\",\"delay\":-1}");
+
+        assertThat(invalid.status()).as("%s", invalid).isEqualTo(400);
+        assertThat(invalid.message()).startsWith("[2].ttr ");
+        assertThat(invalid.data())
+                .as("data of %s", invalid)
+                .isEqualTo(Api.JSON.valueToTree(Map.of("field", "[2].ttr", "index", 2, "id", "batch-c")));
+        assertThat(wrongType.data())
+                .as("data of %s: a field of the wrong type", wrongType)
+                .isEqualTo(Api.JSON.valueToTree(Map.of("field", "[1].ttr", "index", 1, "id", "batch-b")));
+        assertThat(noId.data())
+                .as("data of %s: a job without an id is named by its index", noId)
+                .isEqualTo(Api.JSON.valueToTree(Map.of("field", "[1].maxAttempts", "index", 1)));
+        assertThat(single.data())
+                .as("data of %s: a single push names its field and id", single)
+                .isEqualTo(Api.JSON.valueToTree(Map.of("field", "delay", "id", "single-a")));
+        assertThat(api.get("/jobs/batch-a").status())
+                .as("the batch's valid job is not written")
+                .isEqualTo(404);
+        assertThat(api.storedTotal()).as("/stats totals").isEqualTo(totalBefore);
     }
 
     @Test

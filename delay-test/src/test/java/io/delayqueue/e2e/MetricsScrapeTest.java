@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code /actuator/prometheus} of the packaged service as {@code bin/run} starts it: on the first scrape after the
- * start, every metric the Grafana dashboard queries is there (counters at 0, histograms empty), and the label
+ * start, every metric the Grafana dashboard queries and the alerting rules beside it name is there (counters at 0,
+ * histograms empty), and the label
  * values docs/operating.md lists are the ones exported; after a realistic mix of requests (pushes to more topics
  * than get a label, callbacks that fail and die, pulls, deletes, a stream of 404s and refused pushes), a scrape is
  * under 100 KB.
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MetricsScrapeTest {
     private static final Duration START = Duration.ofMinutes(3);
     private static final Path DASHBOARD = Path.of("..", "delay-core", "grafana", "delay-queue.json");
+    private static final Path ALERT_RULES = Path.of("..", "delay-core", "grafana", "delay-queue.rules.yml");
     private static final Path OPERATING = Path.of("..", "docs", "operating.md");
     private static final Pattern METRIC = Pattern.compile("\\b((?:delay|http_server)_[a-z_]+)\\b");
     /** In the labels cell of the metrics table: {@code `label` (`a`, `b`)}. */
@@ -76,6 +78,12 @@ class MetricsScrapeTest {
             assertThat(names(bare))
                     .as("metrics on the first scrape of a service started with nothing configured (bin/run)")
                     .containsAll(queried);
+            Set<String> alerted = alertRuleMetrics();
+            assertThat(alerted).as("metrics the alerting rules name").hasSizeGreaterThanOrEqualTo(8);
+            assertThat(names(first)).as("metrics on the first scrape").containsAll(alerted);
+            assertThat(names(bare))
+                    .as("metrics on the first scrape of a service started with nothing configured (bin/run)")
+                    .containsAll(alerted);
             for (String counter : List.of(
                     "delay_jobs_pushed_total",
                     "delay_jobs_handed_over_total",
@@ -224,6 +232,24 @@ class MetricsScrapeTest {
             }
         }
         return queried;
+    }
+
+    /**
+     * Every metric the alerting rules name, in their expressions and in the annotations that point the operator at
+     * other metrics: an alert on a name the service does not export would never fire.
+     */
+    private static Set<String> alertRuleMetrics() throws Exception {
+        Set<String> named = new TreeSet<>();
+        for (String line : Files.readAllLines(ALERT_RULES)) {
+            if (line.strip().startsWith("#")) {
+                continue;
+            }
+            Matcher m = METRIC.matcher(line);
+            while (m.find()) {
+                named.add(m.group(1));
+            }
+        }
+        return named;
     }
 
     private static Set<String> names(String exported) {

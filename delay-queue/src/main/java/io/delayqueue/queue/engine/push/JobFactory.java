@@ -86,7 +86,12 @@ public final class JobFactory {
     public List<Job> createAll(List<PushRequest> requests, long now, String singleField) {
         List<Job> jobs = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
-            jobs.add(validated(requests.get(i), now, singleField != null ? singleField : "[" + i + "]."));
+            PushRequest request = requests.get(i);
+            try {
+                jobs.add(validated(request, now, singleField != null ? singleField : "[" + i + "]."));
+            } catch (InvalidField e) {
+                throw e.naming(request != null ? request.id() : null); // the answer names the job at fault
+            }
         }
         for (int i = 0; i < jobs.size(); i++) {
             jobs.set(i, withGeneratedId(jobs.get(i), now));

@@ -105,6 +105,11 @@ public final class PushPath {
         }
         List<PushResult> results = new ArrayList<>(pushed.size());
         for (Pushed p : pushed) {
+            if (p.failure() instanceof DelayQueueException.InvalidField refused) {
+                // the database refused a row (400): nothing was written; the answer names the field, and the job
+                // of a single push (a batch's row is not known: its group was refused whole)
+                throw single ? refused.naming(jobs.get(0).id()) : refused;
+            }
             if (p.failure() != null) {
                 throw p.failure().withData(idsOf(jobs, single));
             }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.common.DelayQueueException;
 import io.delayqueue.common.DelayQueueException.InvalidField;
+import io.delayqueue.common.FieldError;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobIds;
 import io.delayqueue.common.JobStatus;
@@ -236,6 +237,37 @@ class JobFactoryTest {
                         .body())
                 .as("four 4-byte emoji are 16 bytes")
                 .hasSize(8);
+    }
+
+    @Test
+    void a_rejected_batch_names_the_job_at_fault_by_its_index_and_the_id_it_was_given() {
+        List<PushRequest> batch = List.of(
+                request("t", "b", 0L, null).withId("order-1"),
+                request("t", "b", 0L, null),
+                request("t", "b", -1L, null).withId("order-3"));
+
+        assertThatThrownBy(() -> factory.createAll(batch, NOW, null))
+                .isInstanceOfSatisfying(InvalidField.class, e -> assertThat(e.data())
+                        .isEqualTo(new FieldError("[2].delay", 2, "order-3")));
+        assertThatThrownBy(() -> factory.createAll(List.of(request("t", "b", -1L, null)), NOW, null))
+                .as("a job without an id: only its index (no id is generated for a refused push)")
+                .isInstanceOfSatisfying(
+                        InvalidField.class, e -> assertThat(e.data()).isEqualTo(new FieldError("[0].delay", 0, null)));
+        assertThatThrownBy(() ->
+                        factory.createAll(List.of(request("t", "b", -1L, null).withId("o-9")), NOW, ""))
+                .as("a single push: the field and its id, no index")
+                .isInstanceOfSatisfying(
+                        InvalidField.class, e -> assertThat(e.data()).isEqualTo(new FieldError("delay", null, "o-9")));
+        assertThatThrownBy(() -> factory.createAll(
+                        List.of(
+                                request("t", "b", 0L, null),
+                                request("t", "b", 0L, null).withId("bad id")),
+                        NOW,
+                        null))
+                .as("the id at fault is not echoed as the job's id")
+                .isInstanceOfSatisfying(
+                        InvalidField.class, e -> assertThat(e.data()).isEqualTo(new FieldError("[1].id", 1, null)));
+        assertThat(claims).hasValue(0);
     }
 
     @Test
