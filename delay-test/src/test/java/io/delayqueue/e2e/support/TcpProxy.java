@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class TcpProxy implements AutoCloseable {
     private final String targetHost;
-    private final int targetPort;
+    private volatile int targetPort;
     private final ServerSocket server;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final AtomicInteger refused = new AtomicInteger();
@@ -38,6 +38,14 @@ public final class TcpProxy implements AutoCloseable {
 
     public int port() {
         return server.getLocalPort();
+    }
+
+    /**
+     * Forwards new connections to {@code port} of the target host from now on (a service started again on another
+     * port, say); open ones stay as they are.
+     */
+    public void forwardTo(int port) {
+        targetPort = port;
     }
 
     /** Closes every forwarded connection and refuses new ones until {@link #restore()}. */
