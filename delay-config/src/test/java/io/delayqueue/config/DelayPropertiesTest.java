@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delayqueue.queue.dispatch.activemq.ActiveMqSettings;
 import io.delayqueue.queue.dispatch.http.CallbackHosts;
+import io.delayqueue.queue.dispatch.http.CallbackSigning;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
 import io.delayqueue.queue.engine.EngineConfig;
@@ -315,6 +316,47 @@ class DelayPropertiesTest {
         assertThat(defaults.getHttp().toSettings().allowedHosts().any())
                 .as("by default, any host")
                 .isTrue();
+    }
+
+    /** {@code whsec_} and the Base64 of 32 bytes from {@code first} on. */
+    private static String secret(int first) {
+        byte[] key = new byte[32];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = (byte) (first + i);
+        }
+        return "whsec_" + java.util.Base64.getEncoder().encodeToString(key);
+    }
+
+    @Test
+    void callback_signing_secrets_bind_for_every_topic_and_per_topic_from_properties_and_the_environment() {
+        String a = secret(1);
+        String b = secret(0x41);
+        String c = secret(0x81);
+        CallbackSigning expected = CallbackSigning.parse(List.of(a, b), Map.of("order.paid", List.of(c)));
+
+        DelayProperties p =
+                bind(Map.of("delay.http.signing.secrets", a + "," + b, "delay.http.signing.topics[order.paid]", c));
+        DelayProperties env =
+                bindEnvironment(Map.of("DELAY_HTTP_SIGNING_SECRETS", a + "," + b, "DELAY_HTTP_SIGNING_TOPICS_MAIL", c));
+
+        assertThat(p.getHttp().toSettings().signing()).isEqualTo(expected);
+        assertThat(p.getHttp().toSettings().signing().secretsOf("order.paid")).hasSize(1);
+        assertThat(env.getHttp().toSettings().signing())
+                .isEqualTo(CallbackSigning.parse(List.of(a, b), Map.of("mail", List.of(c))));
+        assertThat(new DelayProperties().getHttp().toSettings().signing()).isEqualTo(CallbackSigning.NONE);
+        assertThat(p.getHttp().getSigning().toString() + p.getHttp().toSettings())
+                .as("no secret shown")
+                .doesNotContain(a.substring(6, 20))
+                .doesNotContain(c.substring(6, 20));
+        assertThatThrownBy(() -> bind(Map.of("delay.http.signing.secrets", a + ",whsec_c2hvcnQ="))
+                        .getHttp()
+                        .toSettings())
+                .hasMessageStartingWith("delay.http.signing.secrets[1] is not a signing secret")
+                .hasMessageNotContaining("c2hvcnQ");
+        assertThatThrownBy(() -> bind(Map.of("delay.http.signing.topics.order", "secret"))
+                        .getHttp()
+                        .toSettings())
+                .hasMessageStartingWith("delay.http.signing.topics.order[0] is not a signing secret");
     }
 
     @Test

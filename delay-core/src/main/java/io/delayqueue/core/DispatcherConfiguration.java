@@ -4,11 +4,13 @@ import io.delayqueue.config.DelayProperties;
 import io.delayqueue.queue.dispatch.BlockingSendPool;
 import io.delayqueue.queue.dispatch.activemq.ActiveMqDispatcher;
 import io.delayqueue.queue.dispatch.activemq.ActiveMqSettings;
+import io.delayqueue.queue.dispatch.http.CallbackSigning;
 import io.delayqueue.queue.dispatch.http.HttpCallbackDispatcher;
 import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqDispatcher;
 import io.delayqueue.queue.dispatch.rocketmq.RocketMqSettings;
 import io.delayqueue.queue.engine.EngineConfig;
+import java.time.Clock;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +39,7 @@ public class DispatcherConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(HttpCallbackDispatcher.class)
-    public HttpCallbackDispatcher httpCallbackDispatcher(DelayProperties properties, EngineConfig config) {
+    public HttpCallbackDispatcher httpCallbackDispatcher(DelayProperties properties, EngineConfig config, Clock clock) {
         HttpCallbackSettings settings = properties.getHttp().toSettings();
         boolean routed = HttpCallbackDispatcher.NAME.equals(config.dispatch().defaultDispatcher())
                 || config.dispatch().topics().containsValue(HttpCallbackDispatcher.NAME);
@@ -53,10 +55,33 @@ public class DispatcherConfiguration {
                         "HTTP callbacks may call {} only (delay.http.allowed-hosts)",
                         String.join(", ", settings.allowedHosts().entries()));
             }
+            logSigning(settings.signing());
             return new HttpCallbackDispatcher(
-                    settings, BlockingSendPool.maxQueueWait(afterLaneWait, settings.sendTimeout()));
+                    settings, BlockingSendPool.maxQueueWait(afterLaneWait, settings.sendTimeout()), clock);
         }
-        return new HttpCallbackDispatcher(settings);
+        return new HttpCallbackDispatcher(settings, HttpCallbackDispatcher.DEFAULT_MAX_QUEUE_WAIT, clock);
+    }
+
+    /** One line on which callbacks are signed: how many secrets, never which. */
+    private static void logSigning(CallbackSigning signing) {
+        if (!signing.any()) {
+            log.info(
+                    "HTTP callbacks are not signed: a receiver cannot tell them from forged ones. Set {} (whsec_"
+                            + " secrets) to sign them as Standard Webhooks are",
+                    CallbackSigning.SECRETS);
+        } else if (signing.secrets().isEmpty()) {
+            log.info(
+                    "HTTP callbacks of {} are signed ({}); other topics' are not",
+                    signing.topics().keySet(),
+                    CallbackSigning.TOPICS);
+        } else {
+            log.info(
+                    "HTTP callbacks are signed with {} secret(s){}",
+                    signing.secrets().size(),
+                    signing.topics().isEmpty()
+                            ? ""
+                            : ", those of " + signing.topics().keySet() + " with their own");
+        }
     }
 
     @Bean(destroyMethod = "close")

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +47,10 @@ import org.apache.hc.core5.util.Timeout;
  * POSTs each due job as JSON to the job's {@code url}; the send is confirmed by a 2xx answer and by
  * nothing else (a redirect, a 4xx, a 5xx, a refused connection or a timeout is a failed attempt that
  * follows the retry ladder). Headers {@code X-Delay-Job-Id}, {@code X-Delay-Topic} and {@code
- * X-Delay-Attempt} let the receiver deduplicate: delivery is at least once.
+ * X-Delay-Attempt} let the receiver deduplicate: delivery is at least once. A topic with signing secrets ({@code
+ * delay.http.signing.*}) has its callbacks signed as Standard Webhooks are ({@link CallbackSigner}): {@code
+ * webhook-id} (the job id), {@code webhook-timestamp} (each send's own) and {@code webhook-signature}, made when the
+ * callback is handed to the client, after any wait for a connection slot.
  *
  * <p>Built on Apache HttpClient 5's asynchronous client: one client for every callback, non-blocking I/O on one
  * reactor thread, and a pool of kept-alive HTTP/1.1 connections per host (scheme, host, port) that are reused, never
@@ -82,6 +86,7 @@ public final class HttpCallbackDispatcher implements Dispatcher {
     private final HostLimiter hosts;
     private final long maxQueueWaitNanos;
     private final RequestConfig requestConfig;
+    private final CallbackSigner signer;
 
     /** Callbacks wait at most {@link #DEFAULT_MAX_QUEUE_WAIT} for a connection. */
     public HttpCallbackDispatcher(HttpCallbackSettings settings) {
@@ -93,7 +98,16 @@ public final class HttpCallbackDispatcher implements Dispatcher {
      *     (see {@link io.delayqueue.queue.dispatch.BlockingSendPool#maxQueueWait})
      */
     public HttpCallbackDispatcher(HttpCallbackSettings settings, Duration maxQueueWait) {
+        this(settings, maxQueueWait, Clock.systemUTC());
+    }
+
+    /**
+     * @param maxQueueWait longest a callback waits for a connection to its host before it is turned away unsent
+     * @param clock the time of each signature's {@code webhook-timestamp}
+     */
+    public HttpCallbackDispatcher(HttpCallbackSettings settings, Duration maxQueueWait, Clock clock) {
         this.settings = settings;
+        this.signer = new CallbackSigner(settings.signing(), clock);
         this.hosts = new HostLimiter(settings.maxConnectionsPerHost(), maxQueueWait.toNanos(), System::nanoTime);
         this.maxQueueWaitNanos = maxQueueWait.toNanos();
         AtomicInteger threads = new AtomicInteger();
@@ -170,6 +184,7 @@ public final class HttpCallbackDispatcher implements Dispatcher {
         }
         SimpleHttpRequest request;
         URI uri;
+        byte[] body;
         try {
             uri = URI.create(job.url());
             if (uri.getScheme() == null || uri.getHost() == null) {
@@ -180,8 +195,9 @@ public final class HttpCallbackDispatcher implements Dispatcher {
             if (refused != null) {
                 throw new IllegalArgumentException("url " + refused);
             }
+            body = JsonCodec.write(job).getBytes(StandardCharsets.UTF_8);
             request = SimpleRequestBuilder.post(uri)
-                    .setBody(JsonCodec.write(job).getBytes(StandardCharsets.UTF_8), JSON)
+                    .setBody(body, JSON)
                     .addHeader("X-Delay-Job-Id", job.id())
                     .addHeader("X-Delay-Topic", job.topic())
                     .addHeader("X-Delay-Attempt", Integer.toString(job.attempts() + 1))
@@ -191,7 +207,7 @@ public final class HttpCallbackDispatcher implements Dispatcher {
                     new IllegalArgumentException("job " + job.id() + " has an unusable url: " + e.getMessage(), e));
         }
         long queuedAt = System.nanoTime();
-        return hosts.submit(route(uri), () -> post(job, request, queuedAt));
+        return hosts.submit(route(uri), () -> post(job, request, body, queuedAt));
     }
 
     /**
@@ -225,7 +241,13 @@ public final class HttpCallbackDispatcher implements Dispatcher {
      * @param queuedAt when the callback was submitted: it waits for a connection (the limiter's slot, then the
      *     pool's lease) at most {@code maxQueueWait} from then, and is written within its connect timeout after
      */
-    private CompletableFuture<Void> post(Job job, SimpleHttpRequest request, long queuedAt) {
+    private CompletableFuture<Void> post(Job job, SimpleHttpRequest request, byte[] body, long queuedAt) {
+        CallbackSigner.Signature signature = signer.sign(job.topic(), job.id(), body);
+        if (signature != null) {
+            request.setHeader(CallbackSigner.ID, signature.id());
+            request.setHeader(CallbackSigner.TIMESTAMP, Long.toString(signature.timestamp()));
+            request.setHeader(CallbackSigner.SIGNATURE, signature.signature());
+        }
         long leaseBy = queuedAt + maxQueueWaitNanos;
         HttpClientContext context = HttpClientContext.create();
         context.setRequestConfig(RequestConfig.copy(requestConfig)

@@ -11,9 +11,15 @@ import java.time.Duration;
  * @param maxConnectionsPerHost most callbacks open at once to one host (scheme, host, port), each on a kept-alive
  *     connection; more wait for one of them
  * @param allowedHosts the hosts a callback may call ({@link CallbackHosts}); {@link CallbackHosts#ANY} by default
+ * @param signing the secrets that sign each topic's callbacks ({@link CallbackSigning}); {@link CallbackSigning#NONE}
+ *     (unsigned) by default
  */
 public record HttpCallbackSettings(
-        Duration connectTimeout, Duration readTimeout, int maxConnectionsPerHost, CallbackHosts allowedHosts) {
+        Duration connectTimeout,
+        Duration readTimeout,
+        int maxConnectionsPerHost,
+        CallbackHosts allowedHosts,
+        CallbackSigning signing) {
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
     public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
     public static final int DEFAULT_MAX_CONNECTIONS_PER_HOST = 64;
@@ -27,6 +33,15 @@ public record HttpCallbackSettings(
         if (allowedHosts == null) {
             throw new IllegalArgumentException("delay.http.allowed-hosts must be given ('*' for any host)");
         }
+        if (signing == null) {
+            signing = CallbackSigning.NONE;
+        }
+    }
+
+    /** The given timeouts, connections per host and hosts; callbacks unsigned. */
+    public HttpCallbackSettings(
+            Duration connectTimeout, Duration readTimeout, int maxConnectionsPerHost, CallbackHosts allowedHosts) {
+        this(connectTimeout, readTimeout, maxConnectionsPerHost, allowedHosts, CallbackSigning.NONE);
     }
 
     /** The given timeouts and connections per host; any host ({@link CallbackHosts#ANY}). */
