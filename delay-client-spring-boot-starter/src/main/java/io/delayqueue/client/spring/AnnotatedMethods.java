@@ -13,10 +13,8 @@ final class AnnotatedMethods {
 
     static <A extends Annotation> Map<Method, A> of(Object bean, Class<A> annotation) {
         Class<?> target = AopUtils.getTargetClass(bean);
-        Map<Method, A> found = MethodIntrospector.selectMethods(
-                target,
-                (MethodIntrospector.MetadataLookup<A>)
-                        method -> AnnotatedElementUtils.findMergedAnnotation(method, annotation));
+        Map<Method, A> found = MethodIntrospector.selectMethods(target, (MethodIntrospector.MetadataLookup<A>)
+                method -> AnnotatedElementUtils.findMergedAnnotation(method, annotation));
         Map<Method, A> callable = new java.util.LinkedHashMap<>();
         found.forEach((method, a) -> {
             Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());

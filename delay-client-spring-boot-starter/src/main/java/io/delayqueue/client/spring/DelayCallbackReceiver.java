@@ -65,10 +65,11 @@ public class DelayCallbackReceiver implements SmartInitializingSingleton {
         }
         for (var entry : receivers.entrySet()) {
             if (defaultVerifier == null && !verifiers.containsKey(entry.getKey())) {
-                throw new IllegalStateException("@DelayCallback " + entry.getValue().name() + " receives topic '"
-                        + entry.getKey() + "', and no secret is set to check its callbacks with: set "
-                        + "delay.client.callback.secrets (or delay.client.callback.topics." + entry.getKey()
-                        + ".secrets) to the secret the service signs them with");
+                throw new IllegalStateException(
+                        "@DelayCallback " + entry.getValue().name() + " receives topic '"
+                                + entry.getKey() + "', and no secret is set to check its callbacks with: set "
+                                + "delay.client.callback.secrets (or delay.client.callback.topics." + entry.getKey()
+                                + ".secrets) to the secret the service signs them with");
             }
         }
         if (!receivers.isEmpty()) {
@@ -78,14 +79,14 @@ public class DelayCallbackReceiver implements SmartInitializingSingleton {
 
     private CallbackVerifier verifier(List<String> secrets, String property) {
         try {
-            CallbackVerifier.Builder builder =
-                    CallbackVerifier.builder(secrets).tolerance(settings.getTolerance());
+            CallbackVerifier.Builder builder = CallbackVerifier.builder(secrets).tolerance(settings.getTolerance());
             if (settings.getReplayMemory() > 0) {
                 builder.refuseReplays(settings.getReplayMemory());
             }
             return builder.build();
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException(property + ": " + e.getMessage(), e);
+            // the message says it all (never the secret): no cause to hide it under
+            throw new IllegalStateException(property + ": " + e.getMessage());
         }
     }
 
@@ -121,10 +122,13 @@ public class DelayCallbackReceiver implements SmartInitializingSingleton {
             return ResponseEntity.noContent().build();
         } catch (InvocationTargetException e) {
             Exception thrown = AnnotatedMethods.thrownBy(e);
-            log.warn("callback of job " + delivery.id() + " (topic " + delivery.topic() + ", attempt "
-                    + delivery.attempt() + ") failed in " + receiver.name() + "; the service delivers it again",
+            log.warn(
+                    "callback of job " + delivery.id() + " (topic " + delivery.topic() + ", attempt "
+                            + delivery.attempt() + ") failed in " + receiver.name() + "; the service delivers it again",
                     thrown);
-            return answer(HttpStatus.INTERNAL_SERVER_ERROR, "the receiver failed: " + thrown.getClass().getName());
+            return answer(
+                    HttpStatus.INTERNAL_SERVER_ERROR,
+                    "the receiver failed: " + thrown.getClass().getName());
         } catch (IOException e) {
             return answer(HttpStatus.BAD_REQUEST, "the body is not a job: " + e.getMessage());
         } catch (IllegalAccessException e) {

@@ -45,7 +45,8 @@ public class DelayHandlerMethods implements BeanPostProcessor {
                     + " must take one parameter: the job (io.delayqueue.client.Job) or its body (String)");
         }
         if (listener.concurrency() < 0 || listener.batchSize() < 0) {
-            throw new IllegalStateException("@DelayListener " + name + ": concurrency and batchSize cannot be negative");
+            throw new IllegalStateException(
+                    "@DelayListener " + name + ": concurrency and batchSize cannot be negative");
         }
         listeners.add(new Listener(bean, method, parameters[0] == Job.class, listener, name));
     }

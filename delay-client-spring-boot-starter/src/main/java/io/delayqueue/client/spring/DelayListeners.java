@@ -46,7 +46,8 @@ public class DelayListeners implements SmartLifecycle {
         }
         DelayQueueClient queue = client.getObject();
         for (DelayHandlerMethods.Listener l : methods.listeners()) {
-            int concurrency = l.annotation().concurrency() > 0 ? l.annotation().concurrency() : defaults.getConcurrency();
+            int concurrency =
+                    l.annotation().concurrency() > 0 ? l.annotation().concurrency() : defaults.getConcurrency();
             int batchSize = l.annotation().batchSize() > 0 ? l.annotation().batchSize() : defaults.getBatchSize();
             running.add(queue.consumer(l.annotation().topic(), handler(l))
                     .concurrency(concurrency)

@@ -34,8 +34,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator {
     @Override
     protected void doHealthCheck(Health.Builder builder) throws Exception {
         HttpResponse<Void> answer = http.send(
-                HttpRequest.newBuilder(health).timeout(timeout).GET().build(),
-                HttpResponse.BodyHandlers.discarding());
+                HttpRequest.newBuilder(health).timeout(timeout).GET().build(), HttpResponse.BodyHandlers.discarding());
         builder.withDetail("url", health.toString()).withDetail("status", answer.statusCode());
         if (answer.statusCode() == 200) {
             builder.up();

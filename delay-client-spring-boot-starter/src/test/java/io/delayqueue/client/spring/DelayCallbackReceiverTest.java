@@ -102,8 +102,7 @@ class DelayCallbackReceiverTest {
     void a_forged_a_changed_or_a_replayed_callback_is_answered_401_and_never_reaches_the_method() throws Exception {
         String body = Signing.jobJson("order-2", "order", 0, "close 43");
         long at = Signing.now();
-        HttpResponse<String> forged =
-                Signing.send(url(), Signing.newSecret(), "order-2", "order", 0, body, at);
+        HttpResponse<String> forged = Signing.send(url(), Signing.newSecret(), "order-2", "order", 0, body, at);
         assertThat(forged.statusCode()).isEqualTo(401);
         assertThat(forged.body()).contains("no signature");
 
@@ -112,17 +111,18 @@ class DelayCallbackReceiverTest {
         HttpResponse<String> replayed = Signing.send(url(), SECRET, "order-2", "order", 0, body, at);
         assertThat(replayed.statusCode()).as(replayed.body()).isEqualTo(401);
 
-        HttpResponse<String> old = Signing.send(url(), SECRET, "order-3", "order", 0,
-                Signing.jobJson("order-3", "order", 0, "x"), at - 600);
+        HttpResponse<String> old = Signing.send(
+                url(), SECRET, "order-3", "order", 0, Signing.jobJson("order-3", "order", 0, "x"), at - 600);
         assertThat(old.statusCode()).isEqualTo(401);
         assertThat(old.body()).contains("old");
 
-        HttpResponse<String> unsigned = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create(url()))
-                        .header("X-Delay-Topic", "order")
-                        .POST(HttpRequest.BodyPublishers.ofString(body))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> unsigned = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(url()))
+                                .header("X-Delay-Topic", "order")
+                                .POST(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(unsigned.statusCode()).isEqualTo(401);
         assertThat(receivers.orders).as("only the genuine delivery").hasSize(1);
     }
@@ -130,10 +130,12 @@ class DelayCallbackReceiverTest {
     @Test
     void a_topic_with_its_own_secret_takes_only_that_secret() throws Exception {
         String body = Signing.jobJson("audit-1", "audit", 2, "entry");
-        assertThat(Signing.send(url(), SECRET, "audit-1", "audit", 2, body, Signing.now()).statusCode())
+        assertThat(Signing.send(url(), SECRET, "audit-1", "audit", 2, body, Signing.now())
+                        .statusCode())
                 .as("signed with the default secret")
                 .isEqualTo(401);
-        assertThat(Signing.send(url(), AUDIT_SECRET, "audit-1", "audit", 2, body, Signing.now()).statusCode())
+        assertThat(Signing.send(url(), AUDIT_SECRET, "audit-1", "audit", 2, body, Signing.now())
+                        .statusCode())
                 .isEqualTo(204);
         assertThat(receivers.audits).containsExactly(body);
     }
@@ -141,21 +143,23 @@ class DelayCallbackReceiverTest {
     @Test
     void a_method_that_throws_is_answered_500_so_the_service_delivers_again_and_an_unknown_topic_404()
             throws Exception {
-        HttpResponse<String> failed = Signing.send(url(), SECRET, "boom-1", "boom", 0,
-                Signing.jobJson("boom-1", "boom", 0, "x"), Signing.now());
+        HttpResponse<String> failed = Signing.send(
+                url(), SECRET, "boom-1", "boom", 0, Signing.jobJson("boom-1", "boom", 0, "x"), Signing.now());
         assertThat(failed.statusCode()).isEqualTo(500);
         assertThat(failed.body()).contains("IllegalStateException").doesNotContain("not ready");
 
-        HttpResponse<String> unknown = Signing.send(url(), SECRET, "other-1", "other", 0,
-                Signing.jobJson("other-1", "other", 0, "x"), Signing.now());
+        HttpResponse<String> unknown = Signing.send(
+                url(), SECRET, "other-1", "other", 0, Signing.jobJson("other-1", "other", 0, "x"), Signing.now());
         assertThat(unknown.statusCode()).isEqualTo(404);
     }
 
     @Test
     void the_health_says_the_service_cannot_be_reached() throws Exception {
-        HttpResponse<String> health = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> health = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(health.body()).contains("\"delayQueue\":{\"status\":\"DOWN\"");
     }
 }

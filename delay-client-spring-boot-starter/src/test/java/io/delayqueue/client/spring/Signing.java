@@ -35,8 +35,9 @@ final class Signing {
     }
 
     /** Posts {@code body} to {@code url} as the service's callback of job {@code id}, signed with {@code secret}. */
-    static HttpResponse<String> send(String url, String secret, String id, String topic, int attempts, String body,
-            long timestamp) throws Exception {
+    static HttpResponse<String> send(
+            String url, String secret, String id, String topic, int attempts, String body, long timestamp)
+            throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url))
                 .header("Content-Type", "application/json")
                 .header("webhook-id", id)
