@@ -1,0 +1,167 @@
+package io.delayqueue.client.spring;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delayqueue.client.Job;
+import io.delayqueue.client.callback.CallbackVerificationException;
+import io.delayqueue.client.callback.CallbackVerifier;
+import io.delayqueue.client.callback.VerifiedCallback;
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The receiver of the service's HTTP callbacks at {@code delay.client.callback.path}: checks each callback ({@link
+ * CallbackVerifier}: signature, timestamp, not a replay; with the secrets of its topic, or the default ones) and
+ * calls the {@link DelayCallback} method of its topic. Answers 204 when the method returned normally; 500 when it
+ * threw, 404 when no method receives the topic, 401 when the callback fails its check (the method is not called):
+ * the service delivers again on anything but a 2xx.
+ *
+ * <p>Threading: methods are registered by the container's thread before requests arrive; requests are served
+ * concurrently, and the verifiers are thread-safe.
+ */
+@RestController
+public class DelayCallbackReceiver implements SmartInitializingSingleton {
+    private static final Log log = LogFactory.getLog(DelayCallbackReceiver.class);
+    private static final ObjectMapper JSON =
+            new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    private final DelayClientProperties.Callback settings;
+    private final DelayHandlerMethods methods;
+    private volatile Map<String, DelayHandlerMethods.Callback> receivers = Map.of();
+    private final Map<String, CallbackVerifier> verifiers = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile CallbackVerifier defaultVerifier;
+
+    public DelayCallbackReceiver(DelayHandlerMethods methods, DelayClientProperties properties) {
+        this.methods = methods;
+        this.settings = properties.getCallback();
+    }
+
+    /** Builds the verifiers once every receiver is known: a receiver with no secret to check against is refused. */
+    @Override
+    public synchronized void afterSingletonsInstantiated() {
+        receivers = methods.callbacks();
+        settings.getTopics().forEach((topic, secrets) -> {
+            if (!secrets.getSecrets().isEmpty()) {
+                verifiers.put(topic, verifier(secrets.getSecrets(), "delay.client.callback.topics." + topic));
+            }
+        });
+        if (!settings.getSecrets().isEmpty()) {
+            defaultVerifier = verifier(settings.getSecrets(), "delay.client.callback.secrets");
+        }
+        for (var entry : receivers.entrySet()) {
+            if (defaultVerifier == null && !verifiers.containsKey(entry.getKey())) {
+                throw new IllegalStateException(
+                        "@DelayCallback " + entry.getValue().name() + " receives topic '"
+                                + entry.getKey() + "', and no secret is set to check its callbacks with: set "
+                                + "delay.client.callback.secrets (or delay.client.callback.topics." + entry.getKey()
+                                + ".secrets) to the secret the service signs them with");
+            }
+        }
+        if (!receivers.isEmpty()) {
+            log.info("receiving the callbacks of " + receivers.keySet() + " at " + settings.getPath());
+        }
+    }
+
+    private CallbackVerifier verifier(List<String> secrets, String property) {
+        try {
+            CallbackVerifier.Builder builder = CallbackVerifier.builder(secrets).tolerance(settings.getTolerance());
+            if (settings.getReplayMemory() > 0) {
+                builder.refuseReplays(settings.getReplayMemory());
+            }
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            // the message says it all (never the secret): no cause to hide it under
+            throw new IllegalStateException(property + ": " + e.getMessage());
+        }
+    }
+
+    /** The topics received, one per {@link DelayCallback} method. */
+    public List<String> topics() {
+        return List.copyOf(receivers.keySet());
+    }
+
+    @PostMapping(path = "${delay.client.callback.path:/delay/callback}")
+    public ResponseEntity<String> receive(
+            @RequestHeader HttpHeaders headers, @RequestBody(required = false) byte[] body) {
+        byte[] sent = body == null ? new byte[0] : body;
+        String claimedTopic = headers.getFirst(CallbackVerifier.TOPIC);
+        CallbackVerifier verifier = claimedTopic == null ? null : verifiers.get(claimedTopic);
+        if (verifier == null) {
+            verifier = defaultVerifier;
+        }
+        if (verifier == null) {
+            return answer(HttpStatus.NOT_FOUND, "no receiver for topic " + quoted(claimedTopic));
+        }
+        VerifiedCallback delivery;
+        try {
+            delivery = verifier.verify(headers, sent);
+        } catch (CallbackVerificationException e) {
+            return answer(HttpStatus.UNAUTHORIZED, e.getMessage());
+        }
+        DelayHandlerMethods.Callback receiver = receivers.get(delivery.topic());
+        if (receiver == null) {
+            return answer(HttpStatus.NOT_FOUND, "no receiver for topic " + quoted(delivery.topic()));
+        }
+        try {
+            receiver.method().invoke(receiver.bean(), arguments(receiver.method(), delivery, sent));
+            return ResponseEntity.noContent().build();
+        } catch (InvocationTargetException e) {
+            Exception thrown = AnnotatedMethods.thrownBy(e);
+            log.warn(
+                    "callback of job " + delivery.id() + " (topic " + delivery.topic() + ", attempt "
+                            + delivery.attempt() + ") failed in " + receiver.name() + "; the service delivers it again",
+                    thrown);
+            return answer(
+                    HttpStatus.INTERNAL_SERVER_ERROR,
+                    "the receiver failed: " + thrown.getClass().getName());
+        } catch (IOException e) {
+            return answer(HttpStatus.BAD_REQUEST, "the body is not a job: " + e.getMessage());
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Object[] arguments(Method method, VerifiedCallback delivery, byte[] body) throws IOException {
+        Class<?>[] types = method.getParameterTypes();
+        Object[] values = new Object[types.length];
+        for (int i = 0; i < types.length; i++) {
+            if (types[i] == Job.class) {
+                values[i] = JSON.readValue(body, Job.class);
+            } else if (types[i] == String.class) {
+                values[i] = new String(body, StandardCharsets.UTF_8);
+            } else if (types[i] == byte[].class) {
+                values[i] = body;
+            } else {
+                values[i] = delivery;
+            }
+        }
+        return values;
+    }
+
+    private static ResponseEntity<String> answer(HttpStatus status, String message) {
+        return ResponseEntity.status(status).contentType(MediaType.TEXT_PLAIN).body(message);
+    }
+
+    private static String quoted(String value) {
+        if (value == null) {
+            return "(none given)";
+        }
+        String v = value.length() > 64 ? value.substring(0, 64) + "..." : value;
+        return "'" + v.replaceAll("\\p{Cntrl}", "?") + "'";
+    }
+}
