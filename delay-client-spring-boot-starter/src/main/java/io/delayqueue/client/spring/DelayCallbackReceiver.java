@@ -6,23 +6,20 @@ import io.delayqueue.client.Job;
 import io.delayqueue.client.callback.CallbackVerificationException;
 import io.delayqueue.client.callback.CallbackVerifier;
 import io.delayqueue.client.callback.VerifiedCallback;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
-import org.springframework.http.ResponseEntity;
-import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestHeader;
-import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.HttpRequestHandler;
 
 /**
  * The receiver of the service's HTTP callbacks at {@code delay.client.callback.path}: checks each callback ({@link
@@ -34,8 +31,7 @@ import org.springframework.web.bind.annotation.RestController;
  * <p>Threading: methods are registered by the container's thread before requests arrive; requests are served
  * concurrently, and the verifiers are thread-safe.
  */
-@RestController
-public class DelayCallbackReceiver implements SmartInitializingSingleton {
+public class DelayCallbackReceiver implements HttpRequestHandler, SmartInitializingSingleton {
     private static final Log log = LogFactory.getLog(DelayCallbackReceiver.class);
     private static final ObjectMapper JSON =
             new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
@@ -95,42 +91,69 @@ public class DelayCallbackReceiver implements SmartInitializingSingleton {
         return List.copyOf(receivers.keySet());
     }
 
-    @PostMapping(path = "${delay.client.callback.path:/delay/callback}")
-    public ResponseEntity<String> receive(
-            @RequestHeader HttpHeaders headers, @RequestBody(required = false) byte[] body) {
-        byte[] sent = body == null ? new byte[0] : body;
-        String claimedTopic = headers.getFirst(CallbackVerifier.TOPIC);
+    /** The largest body taken (a job's body is at most 64 KB at the service, its JSON a little more). */
+    static final int MAX_BODY_BYTES = 1 << 20;
+
+    @Override
+    public void handleRequest(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        if (!"POST".equals(request.getMethod())) {
+            response.setHeader("Allow", "POST");
+            answer(response, HttpServletResponse.SC_METHOD_NOT_ALLOWED, "callbacks are POSTed");
+            return;
+        }
+        byte[] body = request.getInputStream().readNBytes(MAX_BODY_BYTES + 1);
+        if (body.length > MAX_BODY_BYTES) {
+            answer(
+                    response,
+                    HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE,
+                    "the body is over " + MAX_BODY_BYTES + " bytes: not a callback of the service");
+            return;
+        }
+        Function<String, String> header = name -> {
+            List<String> values = Collections.list(request.getHeaders(name));
+            return values.isEmpty() ? null : String.join(" ", values);
+        };
+        String claimedTopic = header.apply(CallbackVerifier.TOPIC);
         CallbackVerifier verifier = claimedTopic == null ? null : verifiers.get(claimedTopic);
         if (verifier == null) {
             verifier = defaultVerifier;
         }
         if (verifier == null) {
-            return answer(HttpStatus.NOT_FOUND, "no receiver for topic " + quoted(claimedTopic));
+            answer(response, HttpServletResponse.SC_NOT_FOUND, "no receiver for topic " + quoted(claimedTopic));
+            return;
         }
         VerifiedCallback delivery;
         try {
-            delivery = verifier.verify(headers, sent);
+            delivery = verifier.verify(header, body);
         } catch (CallbackVerificationException e) {
-            return answer(HttpStatus.UNAUTHORIZED, e.getMessage());
+            answer(response, HttpServletResponse.SC_UNAUTHORIZED, e.getMessage());
+            return;
         }
         DelayHandlerMethods.Callback receiver = receivers.get(delivery.topic());
         if (receiver == null) {
-            return answer(HttpStatus.NOT_FOUND, "no receiver for topic " + quoted(delivery.topic()));
+            answer(response, HttpServletResponse.SC_NOT_FOUND, "no receiver for topic " + quoted(delivery.topic()));
+            return;
+        }
+        Object[] arguments;
+        try {
+            arguments = arguments(receiver.method(), delivery, body);
+        } catch (IOException e) {
+            answer(response, HttpServletResponse.SC_BAD_REQUEST, "the body is not a job: " + e.getMessage());
+            return;
         }
         try {
-            receiver.method().invoke(receiver.bean(), arguments(receiver.method(), delivery, sent));
-            return ResponseEntity.noContent().build();
+            receiver.method().invoke(receiver.bean(), arguments);
+            response.setStatus(HttpServletResponse.SC_NO_CONTENT);
         } catch (InvocationTargetException e) {
             Exception thrown = AnnotatedMethods.thrownBy(e);
             log.warn(
                     "callback of job " + delivery.id() + " (topic " + delivery.topic() + ", attempt "
                             + delivery.attempt() + ") failed in " + receiver.name() + "; the service delivers it again",
                     thrown);
-            return answer(
-                    HttpStatus.INTERNAL_SERVER_ERROR,
+            answer(
+                    response,
+                    HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
                     "the receiver failed: " + thrown.getClass().getName());
-        } catch (IOException e) {
-            return answer(HttpStatus.BAD_REQUEST, "the body is not a job: " + e.getMessage());
         } catch (IllegalAccessException e) {
             throw new IllegalStateException(e);
         }
@@ -153,8 +176,10 @@ public class DelayCallbackReceiver implements SmartInitializingSingleton {
         return values;
     }
 
-    private static ResponseEntity<String> answer(HttpStatus status, String message) {
-        return ResponseEntity.status(status).contentType(MediaType.TEXT_PLAIN).body(message);
+    private static void answer(HttpServletResponse response, int status, String message) throws IOException {
+        response.setStatus(status);
+        response.setContentType("text/plain;charset=UTF-8");
+        response.getOutputStream().write(message.getBytes(StandardCharsets.UTF_8));
     }
 
     private static String quoted(String value) {

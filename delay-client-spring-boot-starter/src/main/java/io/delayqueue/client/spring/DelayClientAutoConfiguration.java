@@ -2,23 +2,24 @@ package io.delayqueue.client.spring;
 
 import io.delayqueue.client.DelayQueueClient;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
- * The client in a Spring Boot application: a {@link DelayQueueClient} from {@code delay.client.*} (unless the
- * application makes its own), a consumer per {@link DelayListener} method, the receiver of {@link DelayCallback}
- * methods in a Spring MVC application, and {@code delayQueue} in the health when the actuator is there.
+ * The client in a Spring Boot application, once {@code delay.client.url} is set (a library that brings the starter
+ * along changes nothing of an application that does not use it): a {@link DelayQueueClient} from {@code
+ * delay.client.*} (unless the application makes its own) and a consumer per {@link DelayListener} method; {@link
+ * DelayCallbackAutoConfiguration} adds the receiver of {@link DelayCallback} methods, {@link
+ * DelayHealthAutoConfiguration} the health. Each is a top-level auto-configuration: an application that scans
+ * {@code io.delayqueue} (the service itself, in one class path with the starter) does not pick them up.
  */
 @AutoConfiguration
 @ConditionalOnClass(DelayQueueClient.class)
+@ConditionalOnProperty(prefix = "delay.client", name = "url")
 @EnableConfigurationProperties(DelayClientProperties.class)
 public class DelayClientAutoConfiguration {
     @Bean
@@ -44,29 +45,5 @@ public class DelayClientAutoConfiguration {
     public DelayListeners delayListeners(
             DelayHandlerMethods methods, ObjectProvider<DelayQueueClient> client, DelayClientProperties properties) {
         return new DelayListeners(methods, client, properties);
-    }
-
-    /** The callback receiver, in a servlet application with Spring MVC. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-    @ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
-    static class Callbacks {
-        @Bean
-        public DelayCallbackReceiver delayCallbackReceiver(
-                DelayHandlerMethods methods, DelayClientProperties properties) {
-            return new DelayCallbackReceiver(methods, properties);
-        }
-    }
-
-    /** {@code delayQueue} in the application's health. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(HealthIndicator.class)
-    @ConditionalOnEnabledHealthIndicator("delayQueue")
-    static class Health {
-        @Bean
-        @ConditionalOnMissingBean(name = "delayQueueHealthIndicator")
-        public DelayQueueHealthIndicator delayQueueHealthIndicator(DelayClientProperties properties) {
-            return new DelayQueueHealthIndicator(properties);
-        }
     }
 }

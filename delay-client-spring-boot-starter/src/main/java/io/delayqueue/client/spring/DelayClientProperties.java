@@ -17,8 +17,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties(prefix = "delay.client")
 public class DelayClientProperties {
-    /** The service's base URL: scheme, host, port and any path prefix. */
-    private String url = "http://127.0.0.1:8080";
+    /**
+     * The service's base URL: scheme, host, port and any path prefix. The starter does nothing until it is set.
+     */
+    private String url;
 
     /** The service's API token (delay.security.token on the service), sent as a bearer token; none when empty. */
     private String token;

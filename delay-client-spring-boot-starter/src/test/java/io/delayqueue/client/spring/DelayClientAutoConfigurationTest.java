@@ -14,13 +14,35 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 class DelayClientAutoConfigurationTest {
-    private final ApplicationContextRunner runner =
-            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DelayClientAutoConfiguration.class));
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DelayClientAutoConfiguration.class))
+            .withPropertyValues("delay.client.url=http://queue:8080");
+    private final WebApplicationContextRunner webRunner = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    DelayClientAutoConfiguration.class,
+                    DelayCallbackAutoConfiguration.class,
+                    WebMvcAutoConfiguration.class))
+            .withPropertyValues("delay.client.url=http://queue:8080");
+
+    @Test
+    void without_a_url_the_starter_does_nothing() {
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        DelayClientAutoConfiguration.class,
+                        DelayCallbackAutoConfiguration.class,
+                        WebMvcAutoConfiguration.class))
+                .withUserConfiguration(Receiver.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(DelayQueueClient.class);
+                    assertThat(context).doesNotHaveBean(DelayCallbackReceiver.class);
+                    assertThat(context).doesNotHaveBean(DelayListeners.class);
+                });
+    }
 
     @Test
     void the_client_is_built_from_the_properties() {
         runner.withPropertyValues(
-                        "delay.client.url=http://queue:8080",
                         "delay.client.retry.max-attempts=3",
                         "delay.client.retry.initial-backoff=50ms",
                         "delay.client.retry.max-backoff=1s",
@@ -51,23 +73,17 @@ class DelayClientAutoConfigurationTest {
 
     @Test
     void a_callback_receiver_with_no_secret_to_check_against_refuses_the_start() {
-        new WebApplicationContextRunner()
-                .withConfiguration(
-                        AutoConfigurations.of(DelayClientAutoConfiguration.class, WebMvcAutoConfiguration.class))
-                .withUserConfiguration(Receiver.class)
-                .run(context -> assertThat(context)
-                        .getFailure()
-                        .extracting(DelayClientAutoConfigurationTest::rootOf)
-                        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE)
-                        .hasMessageContaining("delay.client.callback.secrets")
-                        .hasMessageContaining("'order'"));
+        webRunner.withUserConfiguration(Receiver.class).run(context -> assertThat(context)
+                .getFailure()
+                .extracting(DelayClientAutoConfigurationTest::rootOf)
+                .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE)
+                .hasMessageContaining("delay.client.callback.secrets")
+                .hasMessageContaining("'order'"));
     }
 
     @Test
     void a_secret_not_in_its_form_refuses_the_start_naming_the_property() {
-        new WebApplicationContextRunner()
-                .withConfiguration(
-                        AutoConfigurations.of(DelayClientAutoConfiguration.class, WebMvcAutoConfiguration.class))
+        webRunner
                 .withUserConfiguration(Receiver.class)
                 .withPropertyValues("delay.client.callback.secrets=hunter2")
                 .run(context -> assertThat(context)
