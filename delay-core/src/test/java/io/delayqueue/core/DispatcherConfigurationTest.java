@@ -23,6 +23,12 @@ class DispatcherConfigurationTest {
         EngineConfig engineConfig(DelayProperties properties) {
             return properties.toEngineConfig();
         }
+
+        /** As DelayQueueConfiguration makes it: callbacks are signed with its time. */
+        @Bean
+        java.time.Clock clock() {
+            return java.time.Clock.systemUTC();
+        }
     }
 
     private final ApplicationContextRunner runner =
