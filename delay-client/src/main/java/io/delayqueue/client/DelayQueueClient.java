@@ -82,7 +82,7 @@ public final class DelayQueueClient {
     public PushResult push(PushRequest job) {
         PushRequest withId = job.id() == null ? job.withId(ids.get()) : job;
         Transport.Exchange x = transport.call("POST", "/push", Transport.toJson(withId), retry, Duration.ZERO);
-        return new PushResult(withId.id(), outcomeOf(x), x.status(), x.message(), x.calls());
+        return new PushResult(withId.id(), outcomeOf(x), x.status(), x.message(), x.calls(), fieldOf(x));
     }
 
     /**
@@ -104,10 +104,33 @@ public final class DelayQueueClient {
                 if (outcome == PushOutcome.CONFLICT && !conflicting.isEmpty() && !conflicting.contains(j.id())) {
                     own = PushOutcome.DURABLE;
                 }
-                results.add(new PushResult(j.id(), own, x.status(), x.message(), x.calls()));
+                results.add(new PushResult(j.id(), own, x.status(), x.message(), x.calls(), fieldOf(x)));
             }
         }
         return results;
+    }
+
+    /**
+     * The field a 400 or 409 names: a 400's {@code data.field}, or else the first word of the message (a 409's, or
+     * a 400 of a service older than that); null for any other answer.
+     */
+    private static String fieldOf(Transport.Exchange x) {
+        if (x.status() != 400 && x.status() != 409) {
+            return null;
+        }
+        String field = x.reply().data().path("field").asText(null);
+        if (field != null && !field.isEmpty()) {
+            return field;
+        }
+        String message = x.message();
+        if (message == null) {
+            return null;
+        }
+        int end = 0;
+        while (end < message.length() && message.charAt(end) != ' ' && message.charAt(end) != ':') {
+            end++;
+        }
+        return end == 0 ? null : message.substring(0, end);
     }
 
     /**

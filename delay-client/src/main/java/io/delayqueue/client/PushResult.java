@@ -9,24 +9,12 @@ package io.delayqueue.client;
  * @param status the last HTTP status, 0 when the last call had no answer
  * @param message the service's message (for a refusal it names the field), or why no answer came
  * @param calls the calls made (retries included)
+ * @param field the field a refusal names ({@code ttr}, or {@code [3].body} in a batch: the service's 400 says it in
+ *     its {@code data}), or null
  */
-public record PushResult(String id, PushOutcome outcome, int status, String message, int calls) {
+public record PushResult(String id, PushOutcome outcome, int status, String message, int calls, String field) {
     /** Whether the service holds the job (200 or 202). */
     public boolean isAccepted() {
         return outcome.isAccepted();
-    }
-
-    /**
-     * The field a refusal names (the first word of a 400's message, e.g. {@code ttr} or {@code [3].body}), or null.
-     */
-    public String field() {
-        if ((outcome != PushOutcome.REFUSED && outcome != PushOutcome.CONFLICT) || message == null) {
-            return null;
-        }
-        int end = 0;
-        while (end < message.length() && message.charAt(end) != ' ' && message.charAt(end) != ':') {
-            end++;
-        }
-        return end == 0 ? null : message.substring(0, end);
     }
 }

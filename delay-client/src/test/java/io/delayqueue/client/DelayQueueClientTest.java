@@ -181,6 +181,23 @@ class DelayQueueClientTest {
     }
 
     @Test
+    void a_400_names_its_field_from_its_data_and_a_batch_the_job_at_fault() {
+        server.then(400, "{\"field\":\"[2].ttr\",\"index\":2,\"id\":\"c\"}", "[2].ttr must be positive")
+                .then(400, "{\"field\":\"executeAt\"}", "the job is due too far ahead");
+        DelayQueueClient client = client(FAST);
+
+        List<PushResult> batch = client.pushAll(List.of(
+                PushRequest.builder("t", "a").id("a").build(),
+                PushRequest.builder("t", "b").id("b").build(),
+                PushRequest.builder("t", "c").id("c").build()));
+        PushResult single = client.push(PushRequest.builder("t", "d").id("d").build());
+
+        assertThat(batch).allSatisfy(r -> assertThat(r.outcome()).isEqualTo(PushOutcome.REFUSED));
+        assertThat(batch.get(2).field()).isEqualTo("[2].ttr");
+        assertThat(single.field()).as("from data, not the message's first word").isEqualTo("executeAt");
+    }
+
+    @Test
     void push_all_sends_batches_of_at_most_1000_each_job_under_an_id() {
         server.otherwise(c -> {
             JsonNode jobs = read(c.body());
