@@ -7,6 +7,7 @@ import io.delayqueue.queue.engine.push.JobFactory;
 import io.swagger.v3.core.util.Json;
 import io.swagger.v3.oas.models.media.ArraySchema;
 import io.swagger.v3.oas.models.media.BooleanSchema;
+import io.swagger.v3.oas.models.media.ComposedSchema;
 import io.swagger.v3.oas.models.media.Content;
 import io.swagger.v3.oas.models.media.IntegerSchema;
 import io.swagger.v3.oas.models.media.ObjectSchema;
@@ -30,6 +31,18 @@ final class ApiSchemas {
     static final String BAD_INPUT = "BadInput";
 
     static final String FIELD_ERROR = "FieldError";
+    /** The envelope of an error of {@code POST /push/batch} other than a 400: its data is the batch's ids. */
+    static final String BATCH_ERROR = "BatchError";
+    /** A job as the answers give it (springdoc derives it from {@link io.delayqueue.common.Job}). */
+    static final String JOB = "Job";
+    /** What {@code GET /get/{topic}} reserved: one job or null without count, a list with it. */
+    static final String RESERVED_JOBS = "ReservedJobs";
+    /** The envelope of {@code GET /get/{topic}}'s 200. */
+    static final String RESERVE_ANSWER = "ReserveAnswer";
+    /** The answer of {@code GET /jobs/{id}} ({@link JobController.JobLookup}). */
+    static final String JOB_LOOKUP = "JobLookup";
+
+    static final String JOURNAL_ENTRY = "JournalEntry";
     static final String PUSH_REQUEST = "PushRequest";
     static final String REQUEUE_REQUEST = "RequeueRequest";
     static final String DEAD_DELETE_REQUEST = "DeadDeleteRequest";
@@ -43,14 +56,54 @@ final class ApiSchemas {
 
     /** The schemas by name, with the limits of {@code config}. */
     static Map<String, Schema<?>> all(EngineConfig config) {
-        return Map.of(
-                PUSH_REQUEST, pushRequest(config),
-                FINISH_REQUEST, finishRequest(),
-                REQUEUE_REQUEST, deadIdsRequest("requeue"),
-                DEAD_DELETE_REQUEST, deadIdsRequest("delete"),
-                ERROR, errorEnvelope(),
-                BAD_INPUT, badInputEnvelope(),
-                FIELD_ERROR, fieldError());
+        return Map.ofEntries(
+                Map.entry(PUSH_REQUEST, pushRequest(config)),
+                Map.entry(FINISH_REQUEST, finishRequest()),
+                Map.entry(REQUEUE_REQUEST, deadIdsRequest("requeue")),
+                Map.entry(DEAD_DELETE_REQUEST, deadIdsRequest("delete")),
+                Map.entry(ERROR, errorEnvelope()),
+                Map.entry(BATCH_ERROR, batchErrorEnvelope()),
+                Map.entry(BAD_INPUT, badInputEnvelope()),
+                Map.entry(FIELD_ERROR, fieldError()),
+                Map.entry(RESERVED_JOBS, reservedJobs()),
+                Map.entry(RESERVE_ANSWER, reserveAnswer()));
+    }
+
+    /** The 200 schemas that replace springdoc's, by {@code "METHOD path"}: where the handler's type says too little. */
+    static Map<String, String> answers() {
+        return Map.of("GET /get/{topic}", RESERVE_ANSWER);
+    }
+
+    private static Schema<?> reservedJobs() {
+        Schema<?> jobs = new ComposedSchema()
+                .oneOf(List.of(
+                        new Schema<>().$ref(JOB),
+                        new ArraySchema()
+                                .items(new Schema<>().$ref(JOB))
+                                .maxItems(PullSettings.MAX_COUNT)
+                                .description("the jobs reserved, with count (empty when none came)")))
+                .description("Without count, the job reserved (null when none came); with count, a list of the jobs"
+                        + " reserved");
+        // OpenAPI 3.0 allows nullable only beside a type, which a oneOf has not: generated clients read null from
+        // this extension (openapi-generator does), readers from the description
+        jobs.addExtension("x-nullable", true);
+        return jobs;
+    }
+
+    private static Schema<?> reserveAnswer() {
+        return new ObjectSchema()
+                .description("The envelope of a reservation's 200")
+                .addProperty("success", new BooleanSchema().description("true").example(true))
+                .addProperty(
+                        "code",
+                        intSchema(200, 200).description("the HTTP status, 200").example(200))
+                .addProperty("data", new Schema<>().$ref(RESERVED_JOBS))
+                .addProperty(
+                        "message",
+                        new StringSchema()
+                                .description("reserved, no job ready, or how many were reserved")
+                                .example("reserved"))
+                .required(List.of("success", "code", "message"));
     }
 
     /**
@@ -126,7 +179,7 @@ final class ApiSchemas {
                         "topic",
                         new StringSchema()
                                 .description("where the job goes at its due time (its dispatcher:"
-                                        + " delay.dispatch.topics.<topic>, else delay.dispatch.default)")
+                                        + " `delay.dispatch.topics.<topic>`, else `delay.dispatch.default`)")
                                 .pattern(JobFactory.TOPIC.pattern())
                                 .maxLength(64)
                                 .example("order.close"))
@@ -261,16 +314,45 @@ final class ApiSchemas {
                         intSchema(400, 599).description("the HTTP status").example(400))
                 .addProperty(
                         "data",
-                        new Schema<>()
+                        new StringSchema()
                                 .nullable(true)
-                                .description("null, or what the error concerns: a push's job id (a batch's ids, in"
-                                        + " order), to retry with; the id of the job a 404 or 409 is about")
+                                .pattern(JOB_ID_PATTERN)
+                                .maxLength(128)
+                                .description("null, or the job the error concerns: a push's job id, to retry with;"
+                                        + " the id of the job a 404 or 409 is about")
                                 .example("order-41-close"))
                 .addProperty(
                         "message",
                         new StringSchema()
                                 .description("what went wrong, naming the field for bad input")
                                 .example("topic must match [A-Za-z0-9._-]{1,64}"))
+                .required(List.of("success", "code", "message"));
+    }
+
+    /** The envelope of an error of a batch push: its data the batch's ids, in order. */
+    private static Schema<?> batchErrorEnvelope() {
+        return new ObjectSchema()
+                .description("The envelope of an error of a batch push other than a 400: success false, code equal to"
+                        + " the HTTP status, data the batch's ids in order (null when the request was not read)")
+                .addProperty(
+                        "success",
+                        new BooleanSchema().description("false on an error").example(false))
+                .addProperty(
+                        "code",
+                        intSchema(400, 599).description("the HTTP status").example(503))
+                .addProperty(
+                        "data",
+                        new ArraySchema()
+                                .items(new StringSchema()
+                                        .pattern(JOB_ID_PATTERN)
+                                        .maxLength(128))
+                                .maxItems(PullSettings.MAX_COUNT)
+                                .nullable(true)
+                                .description("the batch's job ids, in order: retrying with them is safe")
+                                .example(List.of("order-43-close", "order-44-close")))
+                .addProperty(
+                        "message",
+                        new StringSchema().description("what went wrong").example(JobController.JOURNAL_503))
                 .required(List.of("success", "code", "message"));
     }
 
@@ -322,6 +404,146 @@ final class ApiSchemas {
                                 .maxLength(128)
                                 .example("order-43-close"))
                 .required(List.of("field"));
+    }
+
+    /**
+     * Gives the schemas springdoc derives from the answers' records what it cannot: each field's meaning and an
+     * example, which fields are always there and which may be null. A field named here that the record lacks fails
+     * the description, so the two stay in step.
+     */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    static void describeDerived(Map<String, Schema> schemas) {
+        Schema job = describe(
+                schemas,
+                JOB,
+                "A job as the service keeps it",
+                field("id", "the job's id: the client's, or generated (14 characters of [0-9a-z])", "order-41-close"),
+                field("topic", "where the job goes at its due time", "order.close"),
+                field(
+                        "subtopic",
+                        "the sub-topic given at the push (a RocketMQ tag, for instance); absent without",
+                        "tag-a"),
+                field("bizKey", "the business key given at the push; absent without", "order-41"),
+                field("body", "the payload handed over at the due time, exactly as pushed", "{\"orderId\":41}"),
+                field(
+                        "executeAt",
+                        "the current due time, epoch milliseconds (moves on when a retry is scheduled)",
+                        1767225600000L),
+                field("ttr", "for pull topics: milliseconds a consumer may hold the job before it comes back", 30000),
+                field("maxAttempts", "deliveries allowed before the job is DEAD", 5),
+                field(
+                        "url",
+                        "the callback address, for topics dispatched by HTTP callback; absent without",
+                        "https://shop.example.com/hooks/order-close"),
+                field("priority", "informational priority, higher first where a dispatcher honours it", 0),
+                field(
+                        "createTime",
+                        "when the job was accepted (the push's createTime when it gave one), epoch milliseconds",
+                        1767225570000L),
+                field(
+                        "status",
+                        "DELAY: waiting for its due time; READY: due, waiting for its hand-over; RESERVED: handed to"
+                                + " a consumer (or being delivered) and not finished yet; FINISHED; DELETED; DEAD: it used"
+                                + " up its attempts",
+                        "DELAY"),
+                field("attempts", "failed deliveries so far (expired reservations and failed sends)", 0));
+        job.required(List.of(
+                "id",
+                "topic",
+                "body",
+                "executeAt",
+                "ttr",
+                "maxAttempts",
+                "priority",
+                "createTime",
+                "status",
+                "attempts"));
+        Schema lookup = describe(
+                schemas,
+                JOB_LOOKUP,
+                "A job with its status, where it was found and its journaled history",
+                field("job", "the job as it is now", null),
+                field("status", "the job's status (job.status)", "DELAY"),
+                field(
+                        "tier",
+                        "where the job was found: redis (the job as Redis holds it), or journal (only the journal holds"
+                                + " it: a far job not loaded yet, or a final job Redis no longer keeps)",
+                        "redis"),
+                field("history", "the job's journaled transitions, oldest first (empty without a journal)", null));
+        ((Schema) lookup.getProperties().get("tier")).setEnum(List.of("redis", "journal"));
+        lookup.required(List.of("job", "status", "tier", "history"));
+        Schema entry = describe(
+                schemas,
+                JOURNAL_ENTRY,
+                "One journaled transition of a job",
+                field("event", "what happened", "CREATED"),
+                field("from", "the status before (null for CREATED)", null),
+                field("to", "the status after", "DELAY"),
+                field("at", "when, epoch milliseconds", 1767225570000L),
+                field("host", "the instance that made it, by host name (null when not known)", "dq-1"),
+                field("worker", "the instance's worker that made it (null when not known)", "push"),
+                field(
+                        "detail",
+                        "why, when the service says: a failed send's error, say (null otherwise)",
+                        "attempt 1: Connection refused"));
+        for (String name : List.of("from", "host", "worker", "detail")) {
+            ((Schema) entry.getProperties().get(name)).setNullable(true);
+        }
+        entry.required(List.of("event", "to", "at"));
+        schemas.forEach((name, schema) -> {
+            if (name.startsWith("ApiResponse") && schema.getProperties() != null) {
+                describeEnvelope(schema);
+            }
+        });
+    }
+
+    /** The success envelope springdoc derives from {@link ApiResponse}. */
+    @SuppressWarnings("rawtypes")
+    private static void describeEnvelope(Schema envelope) {
+        Map<String, Schema> p = envelope.getProperties();
+        envelope.description("The envelope of a success: success true, code equal to the HTTP status");
+        p.get("success").description("true on a success");
+        p.get("code").description("the HTTP status (200 or 202)");
+        if (p.get("data").getDescription() == null) {
+            p.get("data").description("what the operation answers (see its answer's description)");
+        }
+        p.get("message").description("what was done, for a person; null where the data says it all");
+        p.get("message").setNullable(true);
+        envelope.required(List.of("success", "code"));
+    }
+
+    /** One field of a derived schema: its description and example ({@code null}: none, for a reference). */
+    private record Field(String name, String description, Object example) {}
+
+    private static Field field(String name, String description, Object example) {
+        return new Field(name, description, example);
+    }
+
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    private static Schema describe(Map<String, Schema> schemas, String name, String description, Field... fields) {
+        Schema schema = schemas.get(name);
+        if (schema == null || schema.getProperties() == null) {
+            throw new IllegalStateException("the API description has no schema " + name + " to describe");
+        }
+        schema.description(description);
+        for (Field f : fields) {
+            Schema property = (Schema) schema.getProperties().get(f.name());
+            if (property == null) {
+                throw new IllegalStateException(name + " has no field " + f.name() + " to describe");
+            }
+            if (property.get$ref() != null) {
+                continue; // a $ref's siblings are ignored: the schema it names describes it
+            }
+            property.description(f.description());
+            if (f.example() != null) {
+                property.example(f.example());
+            }
+        }
+        if (schema.getProperties().size() != fields.length) {
+            throw new IllegalStateException(name + " has fields not described: "
+                    + schema.getProperties().keySet());
+        }
+        return schema;
     }
 
     /** Up to {@link PullSettings#MAX_COUNT} items of {@code name}. */
