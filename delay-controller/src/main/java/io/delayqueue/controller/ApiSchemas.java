@@ -408,8 +408,8 @@ final class ApiSchemas {
 
     /**
      * Gives the schemas springdoc derives from the answers' records what it cannot: each field's meaning and an
-     * example, which fields are always there and which may be null. A field named here that the record lacks fails
-     * the description, so the two stay in step.
+     * example, which fields are always there and which may be null. A field named here that the record lacks is
+     * skipped, and a field of the record not named here stays undescribed: ApiDocumentationTest finds both.
      */
     @SuppressWarnings({"rawtypes", "unchecked"})
     static void describeDerived(Map<String, Schema> schemas) {
@@ -470,7 +470,9 @@ final class ApiSchemas {
                                 + " it: a far job not loaded yet, or a final job Redis no longer keeps)",
                         "redis"),
                 field("history", "the job's journaled transitions, oldest first (empty without a journal)", null));
-        ((Schema) lookup.getProperties().get("tier")).setEnum(List.of("redis", "journal"));
+        if (lookup.getProperties() != null && lookup.getProperties().get("tier") instanceof Schema tier) {
+            tier.setEnum(List.of("redis", "journal"));
+        }
         lookup.required(List.of("job", "status", "tier", "history"));
         Schema entry = describe(
                 schemas,
@@ -487,9 +489,70 @@ final class ApiSchemas {
                         "why, when the service says: a failed send's error, say (null otherwise)",
                         "attempt 1: Connection refused"));
         for (String name : List.of("from", "host", "worker", "detail")) {
-            ((Schema) entry.getProperties().get(name)).setNullable(true);
+            if (entry.getProperties() != null && entry.getProperties().get(name) instanceof Schema property) {
+                property.setNullable(true);
+            }
         }
         entry.required(List.of("event", "to", "at"));
+        describe(
+                schemas,
+                "Page",
+                "A page of a topic's dead jobs",
+                field("topic", "the topic", "order.close"),
+                field("total", "dead jobs of the topic over every shard", 1),
+                field("jobs", "the oldest of them (by their last due time), at most limit", null),
+                field(
+                        "lastErrors",
+                        "why each listed job the journal knows of died, by id: its last failed attempt's error (empty"
+                                + " without a journal, or when the journal cannot be read)",
+                        Map.of("order-42-close", "attempt 3: Connection refused")));
+        describe(
+                schemas,
+                "Requeue",
+                "What a requeue of dead jobs did",
+                field("requeued", "how many jobs are DELAY again, due now", 1),
+                field(
+                        "notRequeued",
+                        "ids that named no dead job of the topic, with what they are instead (NOT_FOUND for an unknown"
+                                + " id)",
+                        Map.of("order-43-close", "NOT_FOUND")));
+        describe(
+                schemas,
+                "Deletion",
+                "What a delete of dead jobs did",
+                field("deleted", "how many dead jobs are DELETED now (committed in the journal)", 1),
+                field(
+                        "notDeleted",
+                        "ids that named no dead job of the topic, with what they are instead (NOT_FOUND for an unknown"
+                                + " id)",
+                        Map.of("order-43-close", "NOT_FOUND")));
+        describe(
+                schemas,
+                "RestoreReport",
+                "What a restore from the journal did",
+                field("scanned", "non-final jobs read from the journal", 1),
+                field("restored", "jobs put back into Redis", 1),
+                field("alreadyPresent", "jobs Redis still held (left untouched)", 0),
+                field("skippedExpired", "jobs whose due time had passed, skipped because expire=false", 0),
+                field(
+                        "inJournalTier",
+                        "far jobs left in the journal tier: their shard's owner loads them into Redis ahead of their"
+                                + " due time",
+                        0));
+        Schema outcome = describe(
+                schemas,
+                "FinishOutcome",
+                "What a finish did to one job",
+                field("id", "the job's id", "order-42-close"),
+                field(
+                        "outcome",
+                        "FINISHED; STALE: that reservation is over (ignored); NOT_FOUND; NOT_RESERVED; UNKNOWN: Redis"
+                                + " failed on its shard (finishing it again is safe)",
+                        "FINISHED"),
+                field("status", "the job's status now, when known", "FINISHED"));
+        if (outcome.getProperties() != null && outcome.getProperties().get("status") instanceof Schema status) {
+            status.setNullable(true);
+        }
         schemas.forEach((name, schema) -> {
             if (name.startsWith("ApiResponse") && schema.getProperties() != null) {
                 describeEnvelope(schema);
@@ -523,13 +586,13 @@ final class ApiSchemas {
     private static Schema describe(Map<String, Schema> schemas, String name, String description, Field... fields) {
         Schema schema = schemas.get(name);
         if (schema == null || schema.getProperties() == null) {
-            throw new IllegalStateException("the API description has no schema " + name + " to describe");
+            return new ObjectSchema(); // no answer's any more: ApiDocumentationTest says so
         }
         schema.description(description);
         for (Field f : fields) {
             Schema property = (Schema) schema.getProperties().get(f.name());
             if (property == null) {
-                throw new IllegalStateException(name + " has no field " + f.name() + " to describe");
+                continue;
             }
             if (property.get$ref() != null) {
                 continue; // a $ref's siblings are ignored: the schema it names describes it
@@ -538,10 +601,6 @@ final class ApiSchemas {
             if (f.example() != null) {
                 property.example(f.example());
             }
-        }
-        if (schema.getProperties().size() != fields.length) {
-            throw new IllegalStateException(name + " has fields not described: "
-                    + schema.getProperties().keySet());
         }
         return schema;
     }

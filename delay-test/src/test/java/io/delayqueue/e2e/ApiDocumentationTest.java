@@ -307,7 +307,8 @@ class ApiDocumentationTest {
                 }
             });
         }
-        for (String name : List.of("Job", "JobLookup", "JournalEntry")) {
+        for (String name : List.of(
+                "Job", "JobLookup", "JournalEntry", "Page", "Requeue", "Deletion", "RestoreReport", "FinishOutcome")) {
             JsonNode schema = docs.path("components").path("schemas").path(name);
             soft.assertThat(schema.path("properties").size())
                     .as("%s fields", name)

@@ -148,7 +148,9 @@ class GeneratedClientTest {
                 "--model-package",
                 PACKAGE + ".model",
                 // ReservedJobs is a oneOf of Job and a list of Job: the java generator's native library writes
-                // List<Job>.class for the list, which does not compile (7.25.0), so it is read as a JSON tree
+                // List<Job>.class for the list, which does not compile (7.25.0; OpenAPITools/openapi-generator#17745,
+                // fixed
+                // for okhttp-gson only), so it is read as a JSON tree
                 "--schema-mappings",
                 "ReservedJobs=" + JsonTree.class.getName(),
                 "--additional-properties",
