@@ -144,7 +144,7 @@ public class AdminController {
             description = "Deletes every job not handed over yet (DELAY, READY), batch by batch as a delete does:"
                     + " journaled as DELETED, so no restore brings them back. Jobs being delivered are left to"
                     + " finish. Needs confirm=true.")
-    @Answer(code = 200, when = "data is the number of jobs deleted", example = "2 jobs deleted")
+    @Answer(code = 200, when = "data is the number of jobs deleted", example = "0 jobs deleted")
     @Answer(
             code = 400,
             when = "confirm is not true",

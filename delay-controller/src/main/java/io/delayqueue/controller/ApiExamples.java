@@ -117,10 +117,27 @@ final class ApiExamples {
                     ObjectNode complete = MAPPER.createObjectNode();
                     complete.set("success", answer.get("success"));
                     complete.set("code", answer.get("code"));
-                    complete.set("data", topData(data, schemas, operation.getOperationId()));
+                    complete.set("data", inState(topData(data, schemas, operation.getOperationId()), operation));
                     complete.set("message", answer.get("message"));
                     media.setExample(complete);
                 })));
+    }
+
+    /** The example's jobs in the state the operation answers them: reserved by a reservation, dead in a list of those. */
+    private static JsonNode inState(JsonNode data, Operation operation) {
+        if (operation.getOperationId().equals("reserveJobs") && data instanceof ObjectNode job) {
+            job.put("status", "RESERVED");
+        }
+        if (operation.getOperationId().equals("listDeadLetters")) {
+            data.path("jobs").forEach(j -> {
+                if (j instanceof ObjectNode job) {
+                    job.put("status", "DEAD");
+                    job.set("attempts", job.get("maxAttempts"));
+                    job.put("id", QueryParameters.EXAMPLE_ID);
+                }
+            });
+        }
+        return data;
     }
 
     /** A success's data: an id where it is a job's id (or the ids of a batch), else made from the schema. */

@@ -539,6 +539,83 @@ final class ApiSchemas {
                         "far jobs left in the journal tier: their shard's owner loads them into Redis ahead of their"
                                 + " due time",
                         0));
+        describe(
+                schemas,
+                "EngineStats",
+                "The queue's statistics",
+                field(
+                        "role",
+                        "this instance's part: standalone, leader, follower, disconnected or stopped (master/slave),"
+                                + " or its cluster role",
+                        "standalone"),
+                field("byStatus", "jobs in Redis per status, over every shard", Map.of("DELAY", 8, "READY", 1)),
+                field("readyByTopic", "ready jobs per topic, over every shard", Map.of("order.close", 1)),
+                field("shards", "the same per shard", null),
+                field("tiers", "pending jobs in Redis and in the journal tier", null),
+                field("lateness", "how late jobs were handed over in the last minute", null),
+                field(
+                        "restored",
+                        "jobs handed over since the start that were due before it or before a restore put them back"
+                                + " (not in lateness)",
+                        0),
+                field("dispatched", "sends confirmed since the start", 120),
+                field("dispatchFailures", "sends failed since the start", 2),
+                field(
+                        "staleOutcomes",
+                        "outcomes (finishes, failed sends, put-backs) ignored since the start because their attempt"
+                                + " was over",
+                        0),
+                field("pullWaiting", "consumers waiting in GET /get/{topic} now", 1),
+                field("journal", "the journal's backlog now", null));
+        describe(
+                schemas,
+                "ShardStats",
+                "One shard's jobs in Redis",
+                field("shard", "the shard's number", 0),
+                field("byStatus", "jobs per status (final jobs until their retention ends)", Map.of("DELAY", 4)),
+                field("bucketSize", "entries in the delay bucket (DELAY jobs plus RESERVED deadlines)", 4),
+                field("readyByTopic", "ready jobs per topic", Map.of("order.close", 0)));
+        Schema tiers = describe(
+                schemas,
+                "TierStats",
+                "Pending jobs in Redis and in the journal tier",
+                field(
+                        "horizonMs",
+                        "jobs due further ahead than this are kept in the journal only (0: tiers are off)",
+                        86400000L),
+                field("redisPending", "DELAY jobs in Redis", 8),
+                field(
+                        "journalPending",
+                        "DELAY jobs in the journal due beyond the horizon, as last counted (null before a count)",
+                        13),
+                field(
+                        "journalCountedAt",
+                        "when that count was taken, epoch milliseconds (null with it)",
+                        1767225570000L));
+        for (String name : List.of("journalPending", "journalCountedAt")) {
+            if (tiers.getProperties() != null && tiers.getProperties().get(name) instanceof Schema property) {
+                property.setNullable(true);
+            }
+        }
+        describe(
+                schemas,
+                "Snapshot",
+                "Hand-over lateness over a window ending now, in milliseconds",
+                field("windowMs", "the window's length", 60000),
+                field("count", "jobs handed over in it", 120),
+                field("p50", "the median lateness", 2),
+                field("p99", "the 99th percentile", 9),
+                field("max", "the largest", 14));
+        describe(
+                schemas,
+                "Journal",
+                "The journal's backlog",
+                field("mode", "SYNC, ASYNC or OFF", "SYNC"),
+                field("queuedRows", "rows handed to the journal and not committed yet", 0),
+                field(
+                        "lagMs",
+                        "the age of the oldest row handed to the journal and not committed yet (0 when none waits)",
+                        0));
         Schema outcome = describe(
                 schemas,
                 "FinishOutcome",

@@ -308,7 +308,19 @@ class ApiDocumentationTest {
             });
         }
         for (String name : List.of(
-                "Job", "JobLookup", "JournalEntry", "Page", "Requeue", "Deletion", "RestoreReport", "FinishOutcome")) {
+                "Job",
+                "JobLookup",
+                "JournalEntry",
+                "Page",
+                "Requeue",
+                "Deletion",
+                "RestoreReport",
+                "FinishOutcome",
+                "EngineStats",
+                "ShardStats",
+                "TierStats",
+                "Snapshot",
+                "Journal")) {
             JsonNode schema = docs.path("components").path("schemas").path(name);
             soft.assertThat(schema.path("properties").size())
                     .as("%s fields", name)
