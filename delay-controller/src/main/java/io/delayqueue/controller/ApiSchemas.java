@@ -505,7 +505,7 @@ final class ApiSchemas {
                         "lastErrors",
                         "why each listed job the journal knows of died, by id: its last failed attempt's error (empty"
                                 + " without a journal, or when the journal cannot be read)",
-                        Map.of("order-42-close", "attempt 3: Connection refused")));
+                        Map.of("order-42-close", "attempt 5: Connection refused")));
         describe(
                 schemas,
                 "Requeue",
