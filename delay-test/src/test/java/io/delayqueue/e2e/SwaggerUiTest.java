@@ -75,11 +75,14 @@ class SwaggerUiTest {
     void swagger_ui_shows_placeholders_whole_and_each_status_with_its_own_example() {
         browser.get("http://127.0.0.1:" + port + "/swagger-ui/index.html");
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(30));
-        WebElement reserve =
-                wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("operations-jobs-reserveJobs")));
+        // GET /get/{topic}'s block, found by its path (its element id follows the operationId)
+        By block =
+                By.xpath("//div[contains(concat(' ', @class, ' '), ' opblock ') and .//*[@data-path='/get/{topic}']]");
+        WebElement reserve = wait.until(ExpectedConditions.visibilityOfElementLocated(block));
         reserve.findElement(By.cssSelector(".opblock-summary-control")).click();
-        wait.until(ExpectedConditions.visibilityOfElementLocated(
-                By.cssSelector("#operations-jobs-reserveJobs .parameters-col_description")));
+        wait.until(d -> !d.findElement(block)
+                .findElements(By.cssSelector(".parameters-col_description"))
+                .isEmpty());
 
         String parameters = reserve.findElement(By.cssSelector(".parameters")).getText();
         assertThat(parameters)
