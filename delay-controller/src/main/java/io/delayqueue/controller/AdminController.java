@@ -35,6 +35,10 @@ public class AdminController {
             + " Idempotent.";
     private static final String RESTORE_409 =
             "the job is FINISHED or DELETED, or there is no journal" + " (delay.journal.mode=off); nothing changed";
+    private static final String RESTORE_200 =
+            "data is {scanned, restored, alreadyPresent, skippedExpired, inJournalTier}";
+    private static final String NO_JOURNAL = "there is no journal to restore from (delay.journal.mode=off)";
+    private static final String RESTORE_409_EXAMPLE = "job order-42-close is FINISHED: a final job is not restored";
     private static final String UNAVAILABLE =
             "Redis or the journal is unavailable (or the service is shutting" + " down)";
 
@@ -45,12 +49,16 @@ public class AdminController {
     }
 
     @Operation(
+            operationId = "restoreJobs",
             summary = "Restore every job Redis lacks",
             description = "Puts every non-final journaled job that Redis lacks back into Redis, page by page;"
                     + " expire=false skips jobs already due. Idempotent; data counts what it did.")
-    @Answer(code = 200, when = "data is {scanned, restored, alreadyPresent, skippedExpired, inJournalTier}")
-    @Answer(code = 409, when = "there is no journal to restore from (delay.journal.mode=off)")
-    @Answer(code = 503, when = UNAVAILABLE + "; what was restored before stays, calling again goes on")
+    @Answer(code = 200, when = RESTORE_200, example = "1 restored, 0 already in Redis")
+    @Answer(code = 409, when = "there is no journal to restore from (delay.journal.mode=off)", example = NO_JOURNAL)
+    @Answer(
+            code = 503,
+            when = UNAVAILABLE + "; what was restored before stays, calling again goes on",
+            example = JobController.REDIS_503_EXAMPLE)
     @GetMapping("/reStore")
     public ResponseEntity<ApiResponse<RestoreReport>> restore(
             @Parameter(
@@ -67,14 +75,18 @@ public class AdminController {
     }
 
     @Operation(
+            operationId = "restoreJobByQuery",
             summary = "Restore one job (query form)",
             description = RESTORE_ONE + " The job is named by jobId, or by JobId as mykit-delay's README spells"
                     + " it; give one of them.")
-    @Answer(code = 200, when = "data is {scanned, restored, alreadyPresent, skippedExpired, inJournalTier}")
-    @Answer(code = 400, when = "jobId and JobId both missing, both given, or not a job id")
+    @Answer(code = 200, when = RESTORE_200, example = "restored")
+    @Answer(
+            code = 400,
+            when = "jobId and JobId both missing, both given, or not a job id",
+            example = "jobId and JobId name the same thing; give one")
     @Answer(code = 404, when = "the journal has no such job")
-    @Answer(code = 409, when = RESTORE_409)
-    @Answer(code = 503, when = UNAVAILABLE)
+    @Answer(code = 409, when = RESTORE_409, example = RESTORE_409_EXAMPLE)
+    @Answer(code = 503, when = UNAVAILABLE, example = JobController.REDIS_503_EXAMPLE)
     @GetMapping("/reStoreJob")
     public ResponseEntity<ApiResponse<RestoreReport>> restoreJob(
             @Parameter(description = "the job's id", example = EXAMPLE_ID, schema = @Schema(pattern = JOB_ID_PATTERN))
@@ -90,12 +102,13 @@ public class AdminController {
     }
 
     @Operation(
+            operationId = "restoreJob",
             summary = "Restore one job",
             description = RESTORE_ONE + " The path form of mykit-delay's client section (GET /reStore/{id}).")
-    @Answer(code = 200, when = "data is {scanned, restored, alreadyPresent, skippedExpired, inJournalTier}")
+    @Answer(code = 200, when = RESTORE_200, example = "restored")
     @Answer(code = 404, when = "the journal has no such job")
-    @Answer(code = 409, when = RESTORE_409)
-    @Answer(code = 503, when = UNAVAILABLE)
+    @Answer(code = 409, when = RESTORE_409, example = RESTORE_409_EXAMPLE)
+    @Answer(code = 503, when = UNAVAILABLE, example = JobController.REDIS_503_EXAMPLE)
     @GetMapping("/reStore/{id}")
     public ResponseEntity<ApiResponse<RestoreReport>> restoreJobByPath(
             @Parameter(description = "the job's id", example = EXAMPLE_ID, schema = @Schema(pattern = JOB_ID_PATTERN))
@@ -114,31 +127,38 @@ public class AdminController {
     }
 
     @Operation(
+            operationId = "getStats",
             summary = "Queue statistics",
             description = "Jobs per status, shard and topic; pending jobs per tier; hand-over lateness p50/p99/max"
                     + " over the last minute; dispatch counts. Open without the token.")
-    @Answer(code = 200, when = "data is the statistics")
-    @Answer(code = 503, when = "Redis is unavailable")
+    @Answer(code = 200, when = "data is the statistics", example = "")
+    @Answer(code = 503, when = "Redis is unavailable", example = JobController.REDIS_503_EXAMPLE)
     @GetMapping("/stats")
     public ResponseEntity<ApiResponse<EngineStats>> stats() {
         return ApiResponse.ok(engine.stats(), null);
     }
 
     @Operation(
+            operationId = "clearAll",
             summary = "Delete every queued job",
             description = "Deletes every job not handed over yet (DELAY, READY), batch by batch as a delete does:"
                     + " journaled as DELETED, so no restore brings them back. Jobs being delivered are left to"
                     + " finish. Needs confirm=true.")
-    @Answer(code = 200, when = "data is the number of jobs deleted")
-    @Answer(code = 400, when = "confirm is not true")
+    @Answer(code = 200, when = "data is the number of jobs deleted", example = "0 jobs deleted")
+    @Answer(
+            code = 400,
+            when = "confirm is not true",
+            example = "confirm must be true to delete every queued job: call GET /clearAll?confirm=true")
     @Answer(
             code = 503,
             when = "the journal or Redis failed; the batch in hand is undone and the message says how"
-                    + " many were deleted before it: calling again goes on")
+                    + " many were deleted before it: calling again goes on",
+            example = "2 jobs deleted before: " + JobController.JOURNAL_503)
     @Answer(
             code = 504,
             when = "the journal's answer for the batch in hand is unknown: those jobs are held (not"
-                    + " delivered) until the reconciler settles them; the message says how many were deleted before")
+                    + " delivered) until the reconciler settles them; the message says how many were deleted before",
+            example = "2 jobs deleted before: " + JobController.JOURNAL_504)
     @GetMapping("/clearAll")
     public ResponseEntity<ApiResponse<Long>> clearAll(
             @Parameter(

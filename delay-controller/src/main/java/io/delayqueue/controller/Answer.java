@@ -12,7 +12,8 @@ import java.lang.annotation.Target;
  * ApiDocumentation} describes the operation's answers (each in the JSON envelope). The statuses every operation
  * can give are added there and need no entry: 400 for a malformed or repeated query parameter, 415 for a body not
  * sent as {@code application/json}, 401 when the call needs {@code delay.security.token}, 413 when it reads a
- * body. An entry for one of them replaces the general description with the operation's own.
+ * body. An entry for one of them replaces the general description with the operation's own. Each status gets an
+ * example of its own in the description: the envelope with that code and the entry's {@link #example()} message.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
@@ -24,6 +25,12 @@ public @interface Answer {
 
     /** When the operation answers it, and what {@code data} then holds. */
     String when();
+
+    /**
+     * The answer's message in the description's example of this status (for a 400, starting with the field, as the
+     * service's do); empty: the usual message of the status ({@link ApiDocumentation}).
+     */
+    String example() default "";
 
     /** The answers of one handler. */
     @Documented

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -35,7 +36,9 @@ import org.springframework.web.method.HandlerMethod;
  * annotations, and the answers listed beside each handler ({@link Answer}). Added here: the statuses every
  * operation can give (400, 415, and 401 or 413 where they apply), every answer's JSON envelope, the request
  * bodies (read as raw bytes, so that bad encodings are refused, not repaired; their schemas are {@link
- * ApiSchemas}), the limits that settings decide, and the bearer token of {@code delay.security.token}.
+ * ApiSchemas}), the limits that settings decide, and the bearer token of {@code delay.security.token}. Every answer
+ * has a schema and an example of its own ({@link ApiExamples}), and every operation a name for generated clients
+ * (its operationId).
  */
 @Configuration(proxyBeanMethods = false)
 public class ApiDocumentation {
@@ -71,16 +74,30 @@ public class ApiDocumentation {
         };
     }
 
-    /** The schemas the operations refer to (here: springdoc replaces the first bean's schemas with its own). */
+    /**
+     * The schemas the operations refer to (here: springdoc replaces the first bean's schemas with its own), the
+     * examples of the successes (made from the schemas, now that they are all known), and every description written
+     * so that Swagger UI shows it whole.
+     */
     @Bean
+    @SuppressWarnings({"rawtypes", "unchecked"})
     OpenApiCustomizer delayQueueSchemas(DelayQueueEngine engine) {
-        return openApi -> ApiSchemas.all(engine.config()).forEach(openApi.getComponents()::addSchemas);
+        return openApi -> {
+            Map<String, Schema> schemas = openApi.getComponents().getSchemas();
+            ApiSchemas.all(engine.config()).forEach(openApi.getComponents()::addSchemas);
+            // GET /get/{topic}'s ApiResponse<Object>, replaced by ReserveAnswer
+            schemas.remove("ApiResponseObject");
+            ApiSchemas.describeDerived(schemas);
+            ApiExamples.completeSuccesses(openApi);
+            Markdown.protectAngleBrackets(openApi);
+        };
     }
 
     private static void describe(Operation operation, HandlerMethod handler, EngineConfig config) {
         RequestMapping mapping = AnnotatedElementUtils.findMergedAnnotation(handler.getMethod(), RequestMapping.class);
         String path = mapping.path().length > 0 ? mapping.path()[0] : mapping.value()[0];
         String method = mapping.method().length > 0 ? mapping.method()[0].name() : "GET";
+        operation.setOperationId(operationId(handler, method, path));
         RequestBody body = ApiSchemas.bodies(config).get(method + " " + path);
         if (body != null) {
             operation.requestBody(body);
@@ -94,37 +111,82 @@ public class ApiDocumentation {
                 }
             }
         }
-        Content success = successContent(operation);
+        String answer = ApiSchemas.answers().get(method + " " + path);
+        Content success = answer != null ? json(new Schema<>().$ref(answer)) : successContent(operation);
         boolean open = TokenFilter.isOpen(method, path);
-        Map<Integer, String> answers = new TreeMap<>();
+        Map<Integer, Listed> answers = new TreeMap<>();
         answers.put(
                 400,
-                "bad input, nothing done: a query parameter malformed or given twice (the message names it, and"
-                        + " data.field)");
-        answers.put(415, "a body not sent as application/json in UTF-8; nothing done");
+                new Listed(
+                        "bad input, nothing done: a query parameter malformed or given twice (the message names it,"
+                                + " and data.field)",
+                        ""));
+        answers.put(415, new Listed("a body not sent as application/json in UTF-8; nothing done", ""));
         if (!open) {
-            answers.put(401, "delay.security.token is set and the call did not carry it; nothing done");
+            answers.put(401, new Listed("delay.security.token is set and the call did not carry it; nothing done", ""));
         }
         if (body != null) {
-            answers.put(413, "the request body is over its limit; nothing done");
+            answers.put(413, new Listed("the request body is over its limit; nothing done", ""));
         }
         for (Answer a : AnnotatedElementUtils.findMergedRepeatableAnnotations(handler.getMethod(), Answer.class)) {
-            answers.put(a.code(), a.when());
+            answers.put(a.code(), new Listed(a.when(), a.example()));
         }
+        boolean batch = operation.getOperationId().equals("pushJobs");
         ApiResponses responses = new ApiResponses();
-        answers.forEach((code, when) -> responses.addApiResponse(
-                Integer.toString(code),
-                new io.swagger.v3.oas.models.responses.ApiResponse()
-                        .description(when)
-                        .content(
-                                code < 300 && success != null
-                                        ? success
-                                        : json(new Schema<>()
-                                                .$ref(code == 400 ? ApiSchemas.BAD_INPUT : ApiSchemas.ERROR)))));
+        answers.forEach((code, listed) -> {
+            Content content = code < 300 && success != null
+                    ? json(success.get("application/json").getSchema())
+                    : json(new Schema<>()
+                            .$ref(
+                                    code == 400
+                                            ? ApiSchemas.BAD_INPUT
+                                            : batch ? ApiSchemas.BATCH_ERROR : ApiSchemas.ERROR));
+            content.get("application/json")
+                    .example(ApiExamples.answer(
+                            code, listed.example(), listed.when(), operation, limit(method + " " + path, config)));
+            responses.addApiResponse(
+                    Integer.toString(code),
+                    new io.swagger.v3.oas.models.responses.ApiResponse()
+                            .description(listed.when())
+                            .content(content));
+        });
         operation.responses(responses);
         if (!open) {
             operation.addSecurityItem(new SecurityRequirement().addList(TOKEN));
         }
+    }
+
+    /** An answer listed for an operation: when it is given, and its example message (empty: the status's usual). */
+    private record Listed(String when, String example) {}
+
+    /**
+     * The operation's name in generated code: its {@code @Operation}'s operationId, else the method and the path's
+     * words ({@code GET /console/jobs}: getConsoleJobs), never the handler method's name alone ({@code get}, {@code
+     * list}).
+     */
+    static String operationId(HandlerMethod handler, String method, String path) {
+        io.swagger.v3.oas.annotations.Operation annotation = AnnotatedElementUtils.findMergedAnnotation(
+                handler.getMethod(), io.swagger.v3.oas.annotations.Operation.class);
+        if (annotation != null && !annotation.operationId().isBlank()) {
+            return annotation.operationId();
+        }
+        StringBuilder id = new StringBuilder(method.toLowerCase(Locale.ROOT));
+        for (String word : path.split("[/._-]")) {
+            if (!word.isEmpty() && !word.startsWith("{")) {
+                id.append(Character.toUpperCase(word.charAt(0))).append(word.substring(1));
+            }
+        }
+        return id.toString();
+    }
+
+    /** The request body limit of an operation that reads one (its 413's message names it). */
+    private static int limit(String operation, EngineConfig config) {
+        return switch (operation) {
+            case "POST /push" -> JobController.singleLimit(config);
+            case "POST /push/batch" -> JobController.BATCH_REQUEST_LIMIT;
+            case "POST /jobs/finish" -> JobController.FINISH_REQUEST_LIMIT;
+            default -> DeadLetterController.REQUEST_LIMIT;
+        };
     }
 
     /**

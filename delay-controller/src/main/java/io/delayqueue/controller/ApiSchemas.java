@@ -7,6 +7,7 @@ import io.delayqueue.queue.engine.push.JobFactory;
 import io.swagger.v3.core.util.Json;
 import io.swagger.v3.oas.models.media.ArraySchema;
 import io.swagger.v3.oas.models.media.BooleanSchema;
+import io.swagger.v3.oas.models.media.ComposedSchema;
 import io.swagger.v3.oas.models.media.Content;
 import io.swagger.v3.oas.models.media.IntegerSchema;
 import io.swagger.v3.oas.models.media.ObjectSchema;
@@ -30,6 +31,18 @@ final class ApiSchemas {
     static final String BAD_INPUT = "BadInput";
 
     static final String FIELD_ERROR = "FieldError";
+    /** The envelope of an error of {@code POST /push/batch} other than a 400: its data is the batch's ids. */
+    static final String BATCH_ERROR = "BatchError";
+    /** A job as the answers give it (springdoc derives it from {@link io.delayqueue.common.Job}). */
+    static final String JOB = "Job";
+    /** What {@code GET /get/{topic}} reserved: one job or null without count, a list with it. */
+    static final String RESERVED_JOBS = "ReservedJobs";
+    /** The envelope of {@code GET /get/{topic}}'s 200. */
+    static final String RESERVE_ANSWER = "ReserveAnswer";
+    /** The answer of {@code GET /jobs/{id}} ({@link JobController.JobLookup}). */
+    static final String JOB_LOOKUP = "JobLookup";
+
+    static final String JOURNAL_ENTRY = "JournalEntry";
     static final String PUSH_REQUEST = "PushRequest";
     static final String REQUEUE_REQUEST = "RequeueRequest";
     static final String DEAD_DELETE_REQUEST = "DeadDeleteRequest";
@@ -43,14 +56,54 @@ final class ApiSchemas {
 
     /** The schemas by name, with the limits of {@code config}. */
     static Map<String, Schema<?>> all(EngineConfig config) {
-        return Map.of(
-                PUSH_REQUEST, pushRequest(config),
-                FINISH_REQUEST, finishRequest(),
-                REQUEUE_REQUEST, deadIdsRequest("requeue"),
-                DEAD_DELETE_REQUEST, deadIdsRequest("delete"),
-                ERROR, errorEnvelope(),
-                BAD_INPUT, badInputEnvelope(),
-                FIELD_ERROR, fieldError());
+        return Map.ofEntries(
+                Map.entry(PUSH_REQUEST, pushRequest(config)),
+                Map.entry(FINISH_REQUEST, finishRequest()),
+                Map.entry(REQUEUE_REQUEST, deadIdsRequest("requeue")),
+                Map.entry(DEAD_DELETE_REQUEST, deadIdsRequest("delete")),
+                Map.entry(ERROR, errorEnvelope()),
+                Map.entry(BATCH_ERROR, batchErrorEnvelope()),
+                Map.entry(BAD_INPUT, badInputEnvelope()),
+                Map.entry(FIELD_ERROR, fieldError()),
+                Map.entry(RESERVED_JOBS, reservedJobs()),
+                Map.entry(RESERVE_ANSWER, reserveAnswer()));
+    }
+
+    /** The 200 schemas that replace springdoc's, by {@code "METHOD path"}: where the handler's type says too little. */
+    static Map<String, String> answers() {
+        return Map.of("GET /get/{topic}", RESERVE_ANSWER);
+    }
+
+    private static Schema<?> reservedJobs() {
+        Schema<?> jobs = new ComposedSchema()
+                .oneOf(List.of(
+                        new Schema<>().$ref(JOB),
+                        new ArraySchema()
+                                .items(new Schema<>().$ref(JOB))
+                                .maxItems(PullSettings.MAX_COUNT)
+                                .description("the jobs reserved, with count (empty when none came)")))
+                .description("Without count, the job reserved (null when none came); with count, a list of the jobs"
+                        + " reserved");
+        // OpenAPI 3.0 allows nullable only beside a type, which a oneOf has not: generated clients read null from
+        // this extension (openapi-generator does), readers from the description
+        jobs.addExtension("x-nullable", true);
+        return jobs;
+    }
+
+    private static Schema<?> reserveAnswer() {
+        return new ObjectSchema()
+                .description("The envelope of a reservation's 200")
+                .addProperty("success", new BooleanSchema().description("true").example(true))
+                .addProperty(
+                        "code",
+                        intSchema(200, 200).description("the HTTP status, 200").example(200))
+                .addProperty("data", new Schema<>().$ref(RESERVED_JOBS))
+                .addProperty(
+                        "message",
+                        new StringSchema()
+                                .description("reserved, no job ready, or how many were reserved")
+                                .example("reserved"))
+                .required(List.of("success", "code", "message"));
     }
 
     /**
@@ -126,7 +179,7 @@ final class ApiSchemas {
                         "topic",
                         new StringSchema()
                                 .description("where the job goes at its due time (its dispatcher:"
-                                        + " delay.dispatch.topics.<topic>, else delay.dispatch.default)")
+                                        + " `delay.dispatch.topics.<topic>`, else `delay.dispatch.default`)")
                                 .pattern(JobFactory.TOPIC.pattern())
                                 .maxLength(64)
                                 .example("order.close"))
@@ -261,16 +314,45 @@ final class ApiSchemas {
                         intSchema(400, 599).description("the HTTP status").example(400))
                 .addProperty(
                         "data",
-                        new Schema<>()
+                        new StringSchema()
                                 .nullable(true)
-                                .description("null, or what the error concerns: a push's job id (a batch's ids, in"
-                                        + " order), to retry with; the id of the job a 404 or 409 is about")
+                                .pattern(JOB_ID_PATTERN)
+                                .maxLength(128)
+                                .description("null, or the job the error concerns: a push's job id, to retry with;"
+                                        + " the id of the job a 404 or 409 is about")
                                 .example("order-41-close"))
                 .addProperty(
                         "message",
                         new StringSchema()
                                 .description("what went wrong, naming the field for bad input")
                                 .example("topic must match [A-Za-z0-9._-]{1,64}"))
+                .required(List.of("success", "code", "message"));
+    }
+
+    /** The envelope of an error of a batch push: its data the batch's ids, in order. */
+    private static Schema<?> batchErrorEnvelope() {
+        return new ObjectSchema()
+                .description("The envelope of an error of a batch push other than a 400: success false, code equal to"
+                        + " the HTTP status, data the batch's ids in order (null when the request was not read)")
+                .addProperty(
+                        "success",
+                        new BooleanSchema().description("false on an error").example(false))
+                .addProperty(
+                        "code",
+                        intSchema(400, 599).description("the HTTP status").example(503))
+                .addProperty(
+                        "data",
+                        new ArraySchema()
+                                .items(new StringSchema()
+                                        .pattern(JOB_ID_PATTERN)
+                                        .maxLength(128))
+                                .maxItems(PullSettings.MAX_COUNT)
+                                .nullable(true)
+                                .description("the batch's job ids, in order: retrying with them is safe")
+                                .example(List.of("order-43-close", "order-44-close")))
+                .addProperty(
+                        "message",
+                        new StringSchema().description("what went wrong").example(JobController.JOURNAL_503))
                 .required(List.of("success", "code", "message"));
     }
 
@@ -322,6 +404,282 @@ final class ApiSchemas {
                                 .maxLength(128)
                                 .example("order-43-close"))
                 .required(List.of("field"));
+    }
+
+    /**
+     * Gives the schemas springdoc derives from the answers' records what it cannot: each field's meaning and an
+     * example, which fields are always there and which may be null. A field named here that the record lacks is
+     * skipped, and a field of the record not named here stays undescribed: ApiDocumentationTest finds both.
+     */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    static void describeDerived(Map<String, Schema> schemas) {
+        Schema job = describe(
+                schemas,
+                JOB,
+                "A job as the service keeps it",
+                field("id", "the job's id: the client's, or generated (14 characters of [0-9a-z])", "order-41-close"),
+                field("topic", "where the job goes at its due time", "order.close"),
+                field(
+                        "subtopic",
+                        "the sub-topic given at the push (a RocketMQ tag, for instance); absent without",
+                        "tag-a"),
+                field("bizKey", "the business key given at the push; absent without", "order-41"),
+                field("body", "the payload handed over at the due time, exactly as pushed", "{\"orderId\":41}"),
+                field(
+                        "executeAt",
+                        "the current due time, epoch milliseconds (moves on when a retry is scheduled)",
+                        1767225600000L),
+                field("ttr", "for pull topics: milliseconds a consumer may hold the job before it comes back", 30000),
+                field("maxAttempts", "deliveries allowed before the job is DEAD", 5),
+                field(
+                        "url",
+                        "the callback address, for topics dispatched by HTTP callback; absent without",
+                        "https://shop.example.com/hooks/order-close"),
+                field("priority", "informational priority, higher first where a dispatcher honours it", 0),
+                field(
+                        "createTime",
+                        "when the job was accepted (the push's createTime when it gave one), epoch milliseconds",
+                        1767225570000L),
+                field(
+                        "status",
+                        "DELAY: waiting for its due time; READY: due, waiting for its hand-over; RESERVED: handed to"
+                                + " a consumer (or being delivered) and not finished yet; FINISHED; DELETED; DEAD: it used"
+                                + " up its attempts",
+                        "DELAY"),
+                field("attempts", "failed deliveries so far (expired reservations and failed sends)", 0));
+        job.required(List.of(
+                "id",
+                "topic",
+                "body",
+                "executeAt",
+                "ttr",
+                "maxAttempts",
+                "priority",
+                "createTime",
+                "status",
+                "attempts"));
+        Schema lookup = describe(
+                schemas,
+                JOB_LOOKUP,
+                "A job with its status, where it was found and its journaled history",
+                field("job", "the job as it is now", null),
+                field("status", "the job's status (job.status)", "DELAY"),
+                field(
+                        "tier",
+                        "where the job was found: redis (the job as Redis holds it), or journal (only the journal holds"
+                                + " it: a far job not loaded yet, or a final job Redis no longer keeps)",
+                        "redis"),
+                field("history", "the job's journaled transitions, oldest first (empty without a journal)", null));
+        if (lookup.getProperties() != null && lookup.getProperties().get("tier") instanceof Schema tier) {
+            tier.setEnum(List.of("redis", "journal"));
+        }
+        lookup.required(List.of("job", "status", "tier", "history"));
+        Schema entry = describe(
+                schemas,
+                JOURNAL_ENTRY,
+                "One journaled transition of a job",
+                field("event", "what happened", "CREATED"),
+                field("from", "the status before (null for CREATED)", null),
+                field("to", "the status after", "DELAY"),
+                field("at", "when, epoch milliseconds", 1767225570000L),
+                field("host", "the instance that made it, by host name (null when not known)", "dq-1"),
+                field("worker", "the instance's worker that made it (null when not known)", "push"),
+                field(
+                        "detail",
+                        "why, when the service says: a failed send's error, say (null otherwise)",
+                        "attempt 1: Connection refused"));
+        for (String name : List.of("from", "host", "worker", "detail")) {
+            if (entry.getProperties() != null && entry.getProperties().get(name) instanceof Schema property) {
+                property.setNullable(true);
+            }
+        }
+        entry.required(List.of("event", "to", "at"));
+        describe(
+                schemas,
+                "Page",
+                "A page of a topic's dead jobs",
+                field("topic", "the topic", "order.close"),
+                field("total", "dead jobs of the topic over every shard", 1),
+                field("jobs", "the oldest of them (by their last due time), at most limit", null),
+                field(
+                        "lastErrors",
+                        "why each listed job the journal knows of died, by id: its last failed attempt's error (empty"
+                                + " without a journal, or when the journal cannot be read)",
+                        Map.of("order-42-close", "attempt 5: Connection refused")));
+        describe(
+                schemas,
+                "Requeue",
+                "What a requeue of dead jobs did",
+                field("requeued", "how many jobs are DELAY again, due now", 1),
+                field(
+                        "notRequeued",
+                        "ids that named no dead job of the topic, with what they are instead (NOT_FOUND for an unknown"
+                                + " id)",
+                        Map.of("order-43-close", "NOT_FOUND")));
+        describe(
+                schemas,
+                "Deletion",
+                "What a delete of dead jobs did",
+                field("deleted", "how many dead jobs are DELETED now (committed in the journal)", 1),
+                field(
+                        "notDeleted",
+                        "ids that named no dead job of the topic, with what they are instead (NOT_FOUND for an unknown"
+                                + " id)",
+                        Map.of("order-43-close", "NOT_FOUND")));
+        describe(
+                schemas,
+                "RestoreReport",
+                "What a restore from the journal did",
+                field("scanned", "non-final jobs read from the journal", 1),
+                field("restored", "jobs put back into Redis", 1),
+                field("alreadyPresent", "jobs Redis still held (left untouched)", 0),
+                field("skippedExpired", "jobs whose due time had passed, skipped because expire=false", 0),
+                field(
+                        "inJournalTier",
+                        "far jobs left in the journal tier: their shard's owner loads them into Redis ahead of their"
+                                + " due time",
+                        0));
+        describe(
+                schemas,
+                "EngineStats",
+                "The queue's statistics",
+                field(
+                        "role",
+                        "this instance's part: standalone, leader, follower, disconnected or stopped (master/slave),"
+                                + " or its cluster role",
+                        "standalone"),
+                field("byStatus", "jobs in Redis per status, over every shard", Map.of("DELAY", 8, "READY", 1)),
+                field("readyByTopic", "ready jobs per topic, over every shard", Map.of("order.close", 1)),
+                field("shards", "the same per shard", null),
+                field("tiers", "pending jobs in Redis and in the journal tier", null),
+                field("lateness", "how late jobs were handed over in the last minute", null),
+                field(
+                        "restored",
+                        "jobs handed over since the start that were due before it or before a restore put them back"
+                                + " (not in lateness)",
+                        0),
+                field("dispatched", "sends confirmed since the start", 120),
+                field("dispatchFailures", "sends failed since the start", 2),
+                field(
+                        "staleOutcomes",
+                        "outcomes (finishes, failed sends, put-backs) ignored since the start because their attempt"
+                                + " was over",
+                        0),
+                field("pullWaiting", "consumers waiting in GET /get/{topic} now", 1),
+                field("journal", "the journal's backlog now", null));
+        describe(
+                schemas,
+                "ShardStats",
+                "One shard's jobs in Redis",
+                field("shard", "the shard's number", 0),
+                field("byStatus", "jobs per status (final jobs until their retention ends)", Map.of("DELAY", 4)),
+                field("bucketSize", "entries in the delay bucket (DELAY jobs plus RESERVED deadlines)", 4),
+                field("readyByTopic", "ready jobs per topic", Map.of("order.close", 0)));
+        Schema tiers = describe(
+                schemas,
+                "TierStats",
+                "Pending jobs in Redis and in the journal tier",
+                field(
+                        "horizonMs",
+                        "jobs due further ahead than this are kept in the journal only (0: tiers are off)",
+                        86400000L),
+                field("redisPending", "DELAY jobs in Redis", 8),
+                field(
+                        "journalPending",
+                        "DELAY jobs in the journal due beyond the horizon, as last counted (null before a count)",
+                        13),
+                field(
+                        "journalCountedAt",
+                        "when that count was taken, epoch milliseconds (null with it)",
+                        1767225570000L));
+        for (String name : List.of("journalPending", "journalCountedAt")) {
+            if (tiers.getProperties() != null && tiers.getProperties().get(name) instanceof Schema property) {
+                property.setNullable(true);
+            }
+        }
+        describe(
+                schemas,
+                "Snapshot",
+                "Hand-over lateness over a window ending now, in milliseconds",
+                field("windowMs", "the window's length", 60000),
+                field("count", "jobs handed over in it", 120),
+                field("p50", "the median lateness", 2),
+                field("p99", "the 99th percentile", 9),
+                field("max", "the largest", 14));
+        describe(
+                schemas,
+                "Journal",
+                "The journal's backlog",
+                field("mode", "SYNC, ASYNC or OFF", "SYNC"),
+                field("queuedRows", "rows handed to the journal and not committed yet", 0),
+                field(
+                        "lagMs",
+                        "the age of the oldest row handed to the journal and not committed yet (0 when none waits)",
+                        0));
+        Schema outcome = describe(
+                schemas,
+                "FinishOutcome",
+                "What a finish did to one job",
+                field("id", "the job's id", "order-42-close"),
+                field(
+                        "outcome",
+                        "FINISHED; STALE: that reservation is over (ignored); NOT_FOUND; NOT_RESERVED; UNKNOWN: Redis"
+                                + " failed on its shard (finishing it again is safe)",
+                        "FINISHED"),
+                field("status", "the job's status now, when known", "FINISHED"));
+        if (outcome.getProperties() != null && outcome.getProperties().get("status") instanceof Schema status) {
+            status.setNullable(true);
+        }
+        schemas.forEach((name, schema) -> {
+            if (name.startsWith("ApiResponse") && schema.getProperties() != null) {
+                describeEnvelope(schema);
+            }
+        });
+    }
+
+    /** The success envelope springdoc derives from {@link ApiResponse}. */
+    @SuppressWarnings("rawtypes")
+    private static void describeEnvelope(Schema envelope) {
+        Map<String, Schema> p = envelope.getProperties();
+        envelope.description("The envelope of a success: success true, code equal to the HTTP status");
+        p.get("success").description("true on a success");
+        p.get("code").description("the HTTP status (200 or 202)");
+        if (p.get("data").getDescription() == null) {
+            p.get("data").description("what the operation answers (see its answer's description)");
+        }
+        p.get("message").description("what was done, for a person; null where the data says it all");
+        p.get("message").setNullable(true);
+        envelope.required(List.of("success", "code"));
+    }
+
+    /** One field of a derived schema: its description and example ({@code null}: none, for a reference). */
+    private record Field(String name, String description, Object example) {}
+
+    private static Field field(String name, String description, Object example) {
+        return new Field(name, description, example);
+    }
+
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    private static Schema describe(Map<String, Schema> schemas, String name, String description, Field... fields) {
+        Schema schema = schemas.get(name);
+        if (schema == null || schema.getProperties() == null) {
+            return new ObjectSchema(); // no answer's any more: ApiDocumentationTest says so
+        }
+        schema.description(description);
+        for (Field f : fields) {
+            Schema property = (Schema) schema.getProperties().get(f.name());
+            if (property == null) {
+                continue;
+            }
+            if (property.get$ref() != null) {
+                continue; // a $ref's siblings are ignored: the schema it names describes it
+            }
+            property.description(f.description());
+            if (f.example() != null) {
+                property.example(f.example());
+            }
+        }
+        return schema;
     }
 
     /** Up to {@link PullSettings#MAX_COUNT} items of {@code name}. */

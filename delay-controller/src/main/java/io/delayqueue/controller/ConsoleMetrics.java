@@ -70,6 +70,8 @@ public final class ConsoleMetrics {
      * @param times when each was taken (epoch ms)
      * @param series per series name, one value per time ({@code null}: not read)
      */
+    // named apart from the lateness Snapshot of GET /stats: the description would give both one schema
+    @io.swagger.v3.oas.annotations.media.Schema(name = "ConsoleMetrics")
     public record Snapshot(long intervalMs, int capacity, List<Long> times, Map<String, List<Double>> series) {}
 
     public synchronized Snapshot snapshot() {

@@ -30,7 +30,8 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class DeadLetterController {
     static final int DEFAULT_LIMIT = 100;
-    private static final int REQUEST_LIMIT = 1024 * 1024;
+    /** Largest body of a requeue or delete read. */
+    static final int REQUEST_LIMIT = 1024 * 1024;
 
     private final DelayQueueEngine engine;
 
@@ -46,13 +47,17 @@ public class DeadLetterController {
      * by id.
      */
     @Operation(
+            operationId = "listDeadLetters",
             summary = "List a topic's dead jobs",
             description = "The topic's dead jobs (they used up their attempts), oldest first, their total, and why"
                     + " each died: data.lastErrors maps a listed job's id to its last failed attempt's error as the"
                     + " journal has it (read at once for the page; empty without a journal or when it cannot be read).")
-    @Answer(code = 200, when = "data is {topic, total, jobs, lastErrors}")
-    @Answer(code = 400, when = "topic malformed, or limit outside 1 to 1000")
-    @Answer(code = 503, when = "Redis is unavailable")
+    @Answer(code = 200, when = "data is {topic, total, jobs, lastErrors}", example = "1 dead job, 1 listed")
+    @Answer(
+            code = 400,
+            when = "topic malformed, or limit outside 1 to 1000",
+            example = "limit must be between 1 and 1000")
+    @Answer(code = 503, when = "Redis is unavailable", example = JobController.REDIS_503_EXAMPLE)
     @GetMapping("/dead/{topic}")
     public ResponseEntity<ApiResponse<DeadLetters.Page>> list(
             @Parameter(description = "the topic", example = EXAMPLE_TOPIC, schema = @Schema(pattern = TOPIC_PATTERN))
@@ -76,17 +81,20 @@ public class DeadLetterController {
      * dead job of the topic are reported in {@code notRequeued}).
      */
     @Operation(
+            operationId = "requeueDeadLetters",
             summary = "Requeue a topic's dead jobs",
             description = "Requeues dead jobs of the topic: each is DELAY again, due now, with its attempts counted"
                     + " from zero. Without a body, every dead job of the topic; with {\"ids\": [...]}, those (ids"
                     + " that name no dead job of the topic are listed in data.notRequeued).")
-    @Answer(code = 200, when = "data is {requeued, notRequeued}")
+    @Answer(code = 200, when = "data is {requeued, notRequeued}", example = "1 requeued")
     @Answer(
             code = 400,
-            when = "topic malformed, ids missing from a body, empty, blank or more than 1000, an" + " unknown field")
+            when = "topic malformed, ids missing from a body, empty, blank or more than 1000, an unknown field",
+            example = "ids is required in a body (send no body to requeue every dead job of the topic)")
     @Answer(
             code = 503,
-            when = "Redis is unavailable; the jobs requeued before it stay requeued, calling again" + " goes on")
+            when = "Redis is unavailable; the jobs requeued before it stay requeued, calling again goes on",
+            example = JobController.REDIS_503_EXAMPLE)
     @PostMapping("/dead/{topic}/requeue")
     public ResponseEntity<ApiResponse<DeadLetters.Requeue>> requeue(
             @Parameter(description = "the topic", example = EXAMPLE_TOPIC, schema = @Schema(pattern = TOPIC_PATTERN))
@@ -111,24 +119,28 @@ public class DeadLetterController {
      * those (ids that name no dead job of the topic are reported in {@code notDeleted}).
      */
     @Operation(
+            operationId = "deleteDeadLetters",
             summary = "Delete a topic's dead jobs",
             description = "Deletes dead jobs of the topic: each is DELETED in the journal before the call is answered"
                     + " (no restore or requeue brings it back), then purged from Redis after delay.retention and from"
                     + " the journal after delay.journal.retention. Without a body, every dead job of the topic; with"
                     + " {\"ids\": [...]}, those (ids that name no dead job of the topic are listed in"
                     + " data.notDeleted).")
-    @Answer(code = 200, when = "data is {deleted, notDeleted}")
+    @Answer(code = 200, when = "data is {deleted, notDeleted}", example = "1 deleted")
     @Answer(
             code = 400,
-            when = "topic malformed, ids missing from a body, empty, blank or more than 1000, an unknown field")
+            when = "topic malformed, ids missing from a body, empty, blank or more than 1000, an unknown field",
+            example = "ids is required in a body (send no body to delete every dead job of the topic)")
     @Answer(
             code = 503,
             when = "Redis or the journal is unavailable; nothing of the batch under way was deleted (the batches"
-                    + " before it were), calling again goes on")
+                    + " before it were), calling again goes on",
+            example = JobController.JOURNAL_503)
     @Answer(
             code = 504,
             when = "the journal did not answer in time: the batch under way may or may not be deleted, and is held"
-                    + " (never requeued) until a retried call or the reconciler settles it")
+                    + " (never requeued) until a retried call or the reconciler settles it",
+            example = JobController.JOURNAL_504)
     @PostMapping("/dead/{topic}/delete")
     public ResponseEntity<ApiResponse<DeadLetters.Deletion>> delete(
             @Parameter(description = "the topic", example = EXAMPLE_TOPIC, schema = @Schema(pattern = TOPIC_PATTERN))

@@ -11,12 +11,16 @@ import static io.delayqueue.controller.QueryParameters.requireJobId;
 import static io.delayqueue.controller.QueryParameters.requireOneJobId;
 
 import io.delayqueue.common.DelayQueueException;
+import io.delayqueue.common.Job;
+import io.delayqueue.common.JobStatus;
 import io.delayqueue.common.JsonCodec;
 import io.delayqueue.queue.engine.DelayQueueEngine;
+import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.engine.JobDetails;
 import io.delayqueue.queue.engine.handover.FinishOutcome;
 import io.delayqueue.queue.engine.handover.PullSettings;
 import io.delayqueue.queue.engine.push.PushResult;
+import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.store.Attempt;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -68,6 +72,12 @@ public class JobController {
     private static final String PUSH_409 = "the id already names another job (the message names the first field"
             + " that differs and the id; see the idempotency rules in http-api.md): that job is kept as it is";
     private static final String REDIS_503 = "Redis is unavailable (or the service is shutting down); nothing changed";
+    /** Examples of the messages of a status, for the API description. */
+    static final String REDIS_503_EXAMPLE = "Redis is unavailable: Connection refused";
+
+    static final String JOURNAL_503 = "not written: the journal could not commit: Connection refused";
+    static final String JOURNAL_504 = "the journal's commit broke off and may or may not have landed: Read timed out";
+    private static final String FINISH_409_EXAMPLE = "job order-42-close is READY: only a RESERVED job can be finished";
 
     private final DelayQueueEngine engine;
 
@@ -76,20 +86,29 @@ public class JobController {
     }
 
     @Operation(
+            operationId = "pushJob",
             summary = "Push one job",
             description = "Pushes one job (the JSON body), due after its delay or at its executeAt. The job's id is"
                     + " fixed before anything is written and is in data on every answer but a 400 (which names the"
                     + " field and the id the push gave, if any): a retry with it is always safe, and pushing an id that exists changes nothing: the same job"
                     + " again is 200, another job under it 409.")
-    @Answer(code = 200, when = PUSH_200 + " (message: created, or a job with this id already exists)")
-    @Answer(code = 202, when = PUSH_202)
+    @Answer(
+            code = 200,
+            when = PUSH_200 + " (message: created, or a job with this id already exists)",
+            example = "created")
+    @Answer(code = 202, when = PUSH_202, example = JOURNALED)
     @Answer(
             code = 400,
             when = "nothing written: a field is invalid or over its limit (the message names it); data is {field, id}:"
-                    + " the field, and the job's id when the push gave one (no id is fixed for a refused push)")
-    @Answer(code = 409, when = PUSH_409)
-    @Answer(code = 503, when = PUSH_503)
-    @Answer(code = 504, when = PUSH_504)
+                    + " the field, and the job's id when the push gave one (no id is fixed for a refused push)",
+            example = "delay must not be negative")
+    @Answer(
+            code = 409,
+            when = PUSH_409,
+            example = "body: id 'order-41-close' already names another job (its body differs); that job was kept as"
+                    + " it is: push another job under a new id")
+    @Answer(code = 503, when = PUSH_503, example = JOURNAL_503)
+    @Answer(code = 504, when = PUSH_504, example = JOURNAL_504)
     @PostMapping("/push")
     public ResponseEntity<ApiResponse<String>> push(HttpServletRequest request) {
         PushResult result = engine.push(JsonCodec.readPushRequest(readBody(request, singleLimit())));
@@ -103,27 +122,38 @@ public class JobController {
     static final String JOURNALED = "journaled; Redis could not take it now, it is scheduled once Redis is back";
 
     @Operation(
+            operationId = "pushJobs",
             summary = "Push up to 1000 jobs",
             description = "Pushes a JSON array of jobs, written whole or not at all: one bad job rejects the batch"
                     + " (the message names it as [i].field, and data as {field, index, id}). data is the jobs' ids, in"
                     + " order, on every other answer.")
-    @Answer(code = 200, when = "every job committed in the journal and in Redis; data is the ids in order")
+    @Answer(
+            code = 200,
+            when = "every job committed in the journal and in Redis; data is the ids in order",
+            example = "2 created, 0 already existed")
     @Answer(
             code = 202,
             when = "every job committed in the journal, some not in Redis yet (scheduled once Redis is"
-                    + " back); data is the ids in order")
+                    + " back); data is the ids in order",
+            example = "2 created, 0 already existed; 2 " + JOURNALED)
     @Answer(
             code = 400,
             when = "nothing written: a job is invalid (the message names [i].field; data is {field, index, id}: the"
                     + " field, the job's index from 0 and the id the batch gave it, if any) or the batch holds no job"
-                    + " or more than delay.limits.max-batch-size (data.field is jobs)")
+                    + " or more than delay.limits.max-batch-size (data.field is jobs)",
+            example = "[1].delay must not be negative")
     @Answer(
             code = 409,
             when = "a job's id already names another job (the message names each as [i].field and the id); those"
                     + " jobs are kept as they are, the batch's other jobs are pushed (the message counts them); data"
-                    + " is the ids in order")
-    @Answer(code = 503, when = "nothing written; data is the ids: retrying with them is safe")
-    @Answer(code = 504, when = "a commit was under way at the timeout and may still land; retry with the ids in data")
+                    + " is the ids in order",
+            example = "[0].body: id 'order-41-close' already names another job (its body differs). Those jobs were"
+                    + " kept as they are; the batch's other jobs were pushed (1 created, 0 already existed)")
+    @Answer(code = 503, when = "nothing written; data is the ids: retrying with them is safe", example = JOURNAL_503)
+    @Answer(
+            code = 504,
+            when = "a commit was under way at the timeout and may still land; retry with the ids in data",
+            example = JOURNAL_504)
     @PostMapping("/push/batch")
     public ResponseEntity<ApiResponse<List<String>>> pushBatch(HttpServletRequest request) {
         List<PushResult> results = engine.pushBatch(JsonCodec.readPushRequests(readBody(request, BATCH_REQUEST_LIMIT)));
@@ -138,15 +168,19 @@ public class JobController {
     }
 
     @Operation(
+            operationId = "deleteJobByQuery",
             summary = "Delete a job (query form)",
             description = DELETE_ANSWERS + " The job is named by jobId, or by id as mykit-delay's client documents"
                     + " it (GET /delete?id=); give one of them.")
-    @Answer(code = 200, when = "deleted; data is the job's id")
-    @Answer(code = 400, when = "jobId and id both missing, both given, or not a job id")
+    @Answer(code = 200, when = "deleted; data is the job's id", example = "deleted")
+    @Answer(
+            code = 400,
+            when = "jobId and id both missing, both given, or not a job id",
+            example = "jobId and id name the same thing; give one")
     @Answer(code = 404, when = "no such job")
-    @Answer(code = 409, when = DELETE_409)
-    @Answer(code = 503, when = DELETE_503)
-    @Answer(code = 504, when = DELETE_504)
+    @Answer(code = 409, when = DELETE_409, example = "job order-42-close is RESERVED: it is being delivered")
+    @Answer(code = 503, when = DELETE_503, example = JOURNAL_503)
+    @Answer(code = 504, when = DELETE_504, example = JOURNAL_504)
     @GetMapping("/delete")
     public ResponseEntity<ApiResponse<String>> deleteByQuery(
             @Parameter(description = "the job's id", example = EXAMPLE_ID, schema = @Schema(pattern = JOB_ID_PATTERN))
@@ -161,12 +195,12 @@ public class JobController {
         return deleteJob(requireOneJobId("jobId", jobId, "id", mykitId));
     }
 
-    @Operation(summary = "Delete a job", description = DELETE_ANSWERS)
-    @Answer(code = 200, when = "deleted; data is the job's id")
+    @Operation(operationId = "deleteJob", summary = "Delete a job", description = DELETE_ANSWERS)
+    @Answer(code = 200, when = "deleted; data is the job's id", example = "deleted")
     @Answer(code = 404, when = "no such job")
-    @Answer(code = 409, when = DELETE_409)
-    @Answer(code = 503, when = DELETE_503)
-    @Answer(code = 504, when = DELETE_504)
+    @Answer(code = 409, when = DELETE_409, example = "job order-42-close is RESERVED: it is being delivered")
+    @Answer(code = 503, when = DELETE_503, example = JOURNAL_503)
+    @Answer(code = 504, when = DELETE_504, example = JOURNAL_504)
     @DeleteMapping("/jobs/{id}")
     public ResponseEntity<ApiResponse<String>> delete(
             @Parameter(description = "the job's id", example = EXAMPLE_ID, schema = @Schema(pattern = JOB_ID_PATTERN))
@@ -181,21 +215,29 @@ public class JobController {
     }
 
     @Operation(
+            operationId = "reserveJobs",
             summary = "Reserve ready jobs of a pull topic",
             description = "Reserves ready jobs of a pull topic for their ttr, long-polling up to timeout ms when"
                     + " none is ready. Without count, the next job (data null when none came); with count, up to"
                     + " count jobs (data a list, empty when none came). A reserved job not finished within its"
                     + " ttr comes back with its attempts counted.")
-    @Answer(code = 200, when = "data is the job reserved or null (without count), or the jobs reserved (with count)")
+    @Answer(
+            code = 200,
+            when = "data is the job reserved or null (without count), or the jobs reserved (with count)",
+            example = "reserved")
     @Answer(
             code = 400,
             when = "topic is not a pull topic or malformed, count outside 1 to 1000, or timeout"
-                    + " outside 0 to delay.pull.max-timeout")
-    @Answer(code = 503, when = "Redis failed on every shard (or the service is shutting down); nothing reserved")
+                    + " outside 0 to delay.pull.max-timeout",
+            example = "count must be an integer between 1 and 1000")
+    @Answer(
+            code = 503,
+            when = "Redis failed on every shard (or the service is shutting down); nothing reserved",
+            example = REDIS_503_EXAMPLE)
     @GetMapping("/get/{topic}")
     public CompletableFuture<ResponseEntity<ApiResponse<Object>>> reserve(
             @Parameter(
-                            description = "the pull topic (delay.dispatch.topics.<topic>=pull)",
+                            description = "the pull topic (`delay.dispatch.topics.<topic>=pull`)",
                             example = EXAMPLE_TOPIC,
                             schema = @Schema(pattern = TOPIC_PATTERN))
                     @PathVariable
@@ -224,14 +266,15 @@ public class JobController {
     }
 
     @Operation(
+            operationId = "finishJobByQuery",
             summary = "Finish a reserved job (query form)",
             description = "Acknowledges a reserved job. With attempts (the job's attempts as the consumer"
                     + " reserved it) the finish counts only for that reservation. Finishing a finished job again"
                     + " is 200.")
-    @Answer(code = 200, when = "finished; data is the job's id")
+    @Answer(code = 200, when = "finished; data is the job's id", example = "finished")
     @Answer(code = 404, when = "no such job")
-    @Answer(code = 409, when = FINISH_409)
-    @Answer(code = 503, when = REDIS_503)
+    @Answer(code = 409, when = FINISH_409, example = FINISH_409_EXAMPLE)
+    @Answer(code = 503, when = REDIS_503, example = REDIS_503_EXAMPLE)
     @GetMapping("/finish")
     public ResponseEntity<ApiResponse<String>> finishByQuery(
             @Parameter(
@@ -252,12 +295,13 @@ public class JobController {
             + " whichever reservation the job has now";
 
     @Operation(
+            operationId = "finishJob",
             summary = "Finish a reserved job",
             description = "Acknowledges a reserved job, as GET /finish does. Finishing a finished job again is 200.")
-    @Answer(code = 200, when = "finished; data is the job's id")
+    @Answer(code = 200, when = "finished; data is the job's id", example = "finished")
     @Answer(code = 404, when = "no such job")
-    @Answer(code = 409, when = FINISH_409)
-    @Answer(code = 503, when = REDIS_503)
+    @Answer(code = 409, when = FINISH_409, example = FINISH_409_EXAMPLE)
+    @Answer(code = 503, when = REDIS_503, example = REDIS_503_EXAMPLE)
     @PostMapping("/jobs/{id}/finish")
     public ResponseEntity<ApiResponse<String>> finish(
             @Parameter(description = "the job's id", example = EXAMPLE_ID, schema = @Schema(pattern = JOB_ID_PATTERN))
@@ -273,18 +317,23 @@ public class JobController {
     public record FinishRequest(String id, Integer attempts) {}
 
     @Operation(
+            operationId = "finishJobs",
             summary = "Finish up to 1000 reserved jobs",
             description = "Acknowledges reserved jobs of any shards, each as POST /jobs/{id}/finish does; data is"
                     + " one outcome per job, in order: FINISHED, STALE (that reservation is over; ignored),"
                     + " NOT_FOUND, NOT_RESERVED, UNKNOWN (Redis failed on its shard; finishing it again is safe)."
                     + " One job's outcome never fails another's.")
-    @Answer(code = 200, when = "data is an outcome per job, in the order sent")
+    @Answer(code = 200, when = "data is an outcome per job, in the order sent", example = "1 FINISHED")
     @Answer(
             code = 400,
             when = "nothing finished: no job or more than 1000 (jobs), a missing or malformed id"
                     + " ([i].id), a negative attempts ([i].attempts), an unknown field, a body that is not a JSON"
-                    + " array; data is {field, index, id}: the field, the job's index and its id")
-    @Answer(code = 503, when = "Redis failed for every shard of the request; sending it again is safe")
+                    + " array; data is {field, index, id}: the field, the job's index and its id",
+            example = "[0].attempts must be at least 0")
+    @Answer(
+            code = 503,
+            when = "Redis failed for every shard of the request; sending it again is safe",
+            example = REDIS_503_EXAMPLE)
     @PostMapping("/jobs/finish")
     public ResponseEntity<ApiResponse<List<FinishOutcome>>> finishAll(HttpServletRequest request) {
         byte[] body = RequestBodies.read(request, FINISH_REQUEST_LIMIT);
@@ -329,32 +378,31 @@ public class JobController {
     }
 
     @Operation(
+            operationId = "getJob",
             summary = "Look a job up",
             description = "The job with its status, attempts, current due time (executeAt), the tier it was found"
                     + " in (redis, or journal for a far job not loaded yet) and its journaled transitions, oldest"
                     + " first. Needs the token when delay.security.token is set: it returns the job's body and url,"
                     + " and ids can be enumerated.")
-    @Answer(code = 200, when = "data is {job, status, tier, history}")
+    @Answer(code = 200, when = "data is {job, status, tier, history}", example = "found")
     @Answer(code = 404, when = "no such job (or it was final longer ago than delay.retention)")
-    @Answer(code = 503, when = "Redis or the journal is unavailable")
+    @Answer(code = 503, when = "Redis or the journal is unavailable", example = REDIS_503_EXAMPLE)
     @GetMapping("/jobs/{id}")
-    public ResponseEntity<ApiResponse<Map<String, Object>>> get(
+    public ResponseEntity<ApiResponse<JobLookup>> get(
             @Parameter(description = "the job's id", example = EXAMPLE_ID, schema = @Schema(pattern = JOB_ID_PATTERN))
                     @PathVariable
                     String id) {
         JobDetails details = engine.details(requireJobId("id", id));
         return ApiResponse.ok(
-                Map.of(
-                        "job",
-                        details.job(),
-                        "status",
-                        details.job().status(),
-                        "tier",
-                        details.tier(),
-                        "history",
-                        details.history()),
-                null);
+                new JobLookup(details.job(), details.job().status(), details.tier(), details.history()), null);
     }
+
+    /**
+     * The answer of {@code GET /jobs/{id}}: the job, its status (the job's own, repeated for a reader that wants it at
+     * the top), the tier it was found in ({@link JobDetails#REDIS} or {@link JobDetails#JOURNAL}) and its journaled
+     * transitions, oldest first.
+     */
+    public record JobLookup(Job job, JobStatus status, String tier, List<JournalEntry> history) {}
 
     /** The raw request body, declared application/json ({@link StrictInputInterceptor}). */
     private static byte[] readBody(HttpServletRequest request, int limit) {
@@ -365,8 +413,12 @@ public class JobController {
         return body;
     }
 
-    /** A job body may need six bytes of JSON per byte ({@code \\u0000}); leave room for the other fields. */
     private int singleLimit() {
-        return (int) Math.min(Integer.MAX_VALUE - 1L, engine.config().limits().maxBodyBytes() * 6L + 16 * 1024);
+        return singleLimit(engine.config());
+    }
+
+    /** A job body may need six bytes of JSON per byte ({@code \\u0000}); leave room for the other fields. */
+    static int singleLimit(EngineConfig config) {
+        return (int) Math.min(Integer.MAX_VALUE - 1L, config.limits().maxBodyBytes() * 6L + 16 * 1024);
     }
 }

@@ -50,13 +50,14 @@ public class TokenFilter extends OncePerRequestFilter {
         return matches(presented(request));
     }
 
+    /** The message of a 401 (JSON-safe as it is). */
+    static final String MISSING = "token is missing or wrong (Authorization: Bearer <delay.security.token>)";
+
     /** The answer to a call without the token: 401 in the envelope. */
     static void refuse(HttpServletResponse response) throws IOException {
         response.setStatus(401);
         response.setContentType("application/json");
-        response.getWriter()
-                .write("{\"success\":false,\"code\":401,\"data\":null,"
-                        + "\"message\":\"token is missing or wrong (Authorization: Bearer <delay.security.token>)\"}");
+        response.getWriter().write("{\"success\":false,\"code\":401,\"data\":null,\"message\":\"" + MISSING + "\"}");
     }
 
     private static boolean isRead(HttpServletRequest request) {

@@ -211,6 +211,11 @@ class ApiDocumentationTest {
             soft.assertThat(codes.contains("401"))
                     .as("%s documents 401 exactly when it answers 401 without the token: %s", op, anonymous)
                     .isEqualTo(anonymous.status() == 401);
+            if (anonymous.status() == 401) {
+                soft.assertThat(example(op, "401").path("message").asText())
+                        .as("%s 401's example is the answer the service gives", op)
+                        .isEqualTo(anonymous.message());
+            }
             String repeated = path + (path.contains("?") ? "&" : "?") + "repeated=1&repeated=2";
             Api.Response twice = withToken.send(method, repeated, hasBody ? body : null);
             soft.assertThat(twice.status())
@@ -223,6 +228,10 @@ class ApiDocumentationTest {
             soft.assertThat(text.status())
                     .as("%s %s with a text/plain body: %s", method, path, text)
                     .isEqualTo(415);
+            soft.assertThat(text.raw())
+                    .as("%s 415's example is the answer the service gives", op)
+                    .contains("\"message\":\""
+                            + example(op, "415").path("message").asText() + "\"");
             Answer huge = raw(method, path, "application/json", "[".getBytes(UTF_8), 1L << 30);
             soft.assertThat(codes.contains("413"))
                     .as("%s documents 413 exactly when it answers 413 to a body declared over its limit: %s", op, huge)
@@ -233,6 +242,150 @@ class ApiDocumentationTest {
             soft.assertThat(codes).as("%s %s answered %s", method, path, huge).contains(status(huge.status()));
         }
         soft.assertAll();
+    }
+
+    /** The operations' names in generated code (issue 28): a verb and what it acts on, never get or list alone. */
+    @Test
+    void every_operation_is_named_for_generated_code() {
+        Map<String, String> ids = new LinkedHashMap<>();
+        operations(docs())
+                .forEach(op ->
+                        ids.put(op.toString(), op.node().path("operationId").asText()));
+        assertThat(ids.values()).as("operationIds").doesNotHaveDuplicates().allSatisfy(id -> assertThat(id)
+                .as("a verb and a noun in camelCase")
+                .matches("[a-z]+[A-Z][A-Za-z]*"));
+        assertThat(ids)
+                .containsEntry("POST /push", "pushJob")
+                .containsEntry("POST /push/batch", "pushJobs")
+                .containsEntry("GET /get/{topic}", "reserveJobs")
+                .containsEntry("POST /jobs/{id}/finish", "finishJob")
+                .containsEntry("POST /jobs/finish", "finishJobs")
+                .containsEntry("GET /jobs/{id}", "getJob")
+                .containsEntry("DELETE /jobs/{id}", "deleteJob")
+                .containsEntry("GET /dead/{topic}", "listDeadLetters")
+                .containsEntry("POST /dead/{topic}/requeue", "requeueDeadLetters")
+                .containsEntry("POST /dead/{topic}/delete", "deleteDeadLetters")
+                .containsEntry("GET /stats", "getStats");
+    }
+
+    /**
+     * Every answer is typed (its data too: no bare object where a schema exists) and has an example of its own: the
+     * envelope with that status's code, a message of its own among the operation's answers (issue 28: the same 400
+     * stood under 401, 413, 415, 503 and 504).
+     */
+    @Test
+    void every_answer_is_typed_and_has_an_example_of_its_own() {
+        JsonNode docs = docs();
+        SoftAssertions soft = new SoftAssertions();
+        for (Op op : operations(docs)) {
+            Map<String, String> messages = new LinkedHashMap<>();
+            op.node().path("responses").fields().forEachRemaining(answer -> {
+                String code = answer.getKey();
+                JsonNode media = answer.getValue().path("content").path("application/json");
+                JsonNode envelope = resolve(docs, media.path("schema"));
+                soft.assertThat(typed(docs, envelope.path("properties").path("data"), 0))
+                        .as(
+                                "%s %s: data is typed: %s",
+                                op, code, envelope.path("properties").path("data"))
+                        .isTrue();
+                JsonNode example = media.path("example");
+                soft.assertThat(example.path("code").asText())
+                        .as("%s %s example's code: %s", op, code, example)
+                        .isEqualTo(code);
+                soft.assertThat(example.path("success").asBoolean())
+                        .as("%s %s example's success", op, code)
+                        .isEqualTo(code.startsWith("2"));
+                soft.assertThat(example.has("data"))
+                        .as("%s %s example's data", op, code)
+                        .isTrue();
+                if (!code.startsWith("2")) {
+                    String message = example.path("message").asText();
+                    soft.assertThat(messages.values())
+                            .as("%s %s example's message is its own: %s", op, code, message)
+                            .doesNotContain(message);
+                    messages.put(code, message);
+                }
+            });
+        }
+        for (String name : List.of(
+                "Job",
+                "JobLookup",
+                "JournalEntry",
+                "Page",
+                "Requeue",
+                "Deletion",
+                "RestoreReport",
+                "FinishOutcome",
+                "EngineStats",
+                "ShardStats",
+                "TierStats",
+                "Snapshot",
+                "Journal")) {
+            JsonNode schema = docs.path("components").path("schemas").path(name);
+            soft.assertThat(schema.path("properties").size())
+                    .as("%s fields", name)
+                    .isPositive();
+            schema.path("properties").fields().forEachRemaining(f -> soft.assertThat(
+                            f.getValue().has("description") || f.getValue().has("$ref"))
+                    .as("%s.%s is described: %s", name, f.getKey(), f.getValue())
+                    .isTrue());
+        }
+        soft.assertAll();
+    }
+
+    /** Placeholders such as {@code <topic>} sit in code spans: Swagger UI's Markdown would drop them as HTML tags. */
+    @Test
+    void every_placeholder_in_a_description_shows_in_swagger_ui() {
+        List<String> texts = new ArrayList<>();
+        collectTexts(docs(), texts);
+        assertThat(texts).as("descriptions").isNotEmpty();
+        assertThat(texts).as("no text has a <placeholder> outside a code span").allSatisfy(text -> {
+            String[] parts = text.split("`", -1);
+            for (int i = 0; i < parts.length; i += 2) {
+                assertThat(parts[i]).doesNotContainPattern("<[^<>]+>");
+            }
+        });
+        assertThat(String.join("\n", texts))
+                .as("the pull topic's setting, whole")
+                .contains("`delay.dispatch.topics.<topic>=pull`");
+    }
+
+    private static void collectTexts(JsonNode node, List<String> texts) {
+        node.fields().forEachRemaining(f -> {
+            if ((f.getKey().equals("description") || f.getKey().equals("summary"))
+                    && f.getValue().isTextual()) {
+                texts.add(f.getValue().asText());
+            } else if (!f.getKey().equals("example") && !f.getKey().equals("examples")) {
+                collectTexts(f.getValue(), texts);
+            }
+        });
+        if (node.isArray()) {
+            node.forEach(n -> collectTexts(n, texts));
+        }
+    }
+
+    /** Whether {@code schema} says what its value is: a type with its parts typed, a reference or a choice. */
+    private static boolean typed(JsonNode docs, JsonNode schema, int depth) {
+        if (schema.has("$ref") || schema.has("oneOf") || schema.has("anyOf") || schema.has("allOf")) {
+            return true;
+        }
+        return switch (schema.path("type").asText()) {
+            case "string", "integer", "number", "boolean" -> true;
+            case "array" -> typed(docs, schema.path("items"), depth + 1);
+            case "object" -> schema.path("properties").size() > 0
+                    || (schema.path("additionalProperties").isObject()
+                            && typed(docs, schema.path("additionalProperties"), depth + 1));
+            default -> false;
+        };
+    }
+
+    private static JsonNode example(Op op, String code) {
+        return op.node()
+                .path("responses")
+                .path(code)
+                .path("content")
+                .path("application/json")
+                .path("example");
     }
 
     @Test
