@@ -223,7 +223,12 @@ function route() {
   const hash = location.hash.replace(/^#\/?/, '');
   const [path, query] = hash.split('?');
   const [page, ...rest] = path.split('/');
-  const arg = rest.length ? decodeURIComponent(rest.join('/')) : null;
+  let arg = rest.length ? rest.join('/') : null;
+  try {
+    arg = arg === null ? null : decodeURIComponent(arg);
+  } catch (e) {
+    // a malformed escape: the text as it is (the service then names what it refuses)
+  }
   return { page: page || 'overview', arg, params: new URLSearchParams(query || '') };
 }
 
@@ -329,7 +334,7 @@ function statusRows(stats) {
     rows.push(['DELAY', by.DELAY || 0, `Redis ${by.DELAY || 0} + journal tier (not counted yet)`]);
   } else {
     rows.push(['DELAY', (by.DELAY || 0) + far, `Redis ${by.DELAY || 0} + journal tier ${far}`
-      + (tiers.journalCountedAt ? ` (counted ${clockTime(tiers.journalCountedAt)})` : '')]);
+      + (tiers.journalCountedAt ? ` (counted ${Math.max(0, Math.round((Date.now() - tiers.journalCountedAt) / 1000))} s ago)` : '')]);
   }
   for (const status of ['READY', 'RESERVED', 'DEAD']) {
     rows.push([status, by[status] || 0, 'Redis']);

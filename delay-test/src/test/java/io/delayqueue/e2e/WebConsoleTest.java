@@ -278,6 +278,11 @@ class WebConsoleTest {
         // a dead letter: reserved once and left unfinished past its ttr, with one attempt allowed
         String dead = deadLetter(PULL_TOPIC, "never finished");
 
+        // the dead letters page lists the topics that have some
+        open("#/dead");
+        wait.until(d -> !d.findElements(By.cssSelector("#dead-topic-list tr[data-topic='" + PULL_TOPIC + "']"))
+                .isEmpty());
+
         // the topics with their counts; the dead letters of one are a click away, each with its last error
         open("#/topics");
         wait.until(d -> topicCell("console.far", 1).equals("1"));
