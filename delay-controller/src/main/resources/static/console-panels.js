@@ -197,6 +197,18 @@ async function refreshTopics() {
       cell(tr, 'no jobs waiting');
       tbody.appendChild(tr);
     }
+    // the totals: the same counts as the overview's jobs by status (delayed: both tiers)
+    const foot = $('topics').tFoot;
+    foot.replaceChildren();
+    if (topics.length > 1) {
+      const tr = document.createElement('tr');
+      tr.className = 'total';
+      cell(tr, 'all topics');
+      for (const key of ['delayed', 'ready', 'reserved', 'dead']) {
+        cell(tr, topics.reduce((sum, t) => sum + t[key], 0), 'n');
+      }
+      foot.appendChild(tr);
+    }
     if (isShown('dead') && !deadTopic) {
       fillDeadTopics();
     }
@@ -249,6 +261,8 @@ async function listDead(topic) {
       tr.appendChild(pick);
       linkCell(tr, job.id, jobHash(job.id), 'mono');
       cell(tr, job.attempts, 'n');
+      // a dead job's due time is that of its last attempt
+      cell(tr, when(job.executeAt), 'time');
       cell(tr, errors[job.id] || '', 'error-text');
       cell(tr, job.body, 'body');
       const act = document.createElement('td');
@@ -586,7 +600,12 @@ function fillJob(details) {
     const tr = document.createElement('tr');
     tr.dataset.field = label;
     cell(tr, label, 'label');
-    cell(tr, value, label === 'last error' ? 'error-text' : label === 'body' ? 'pre' : '');
+    if (label === 'topic') {
+      // the topic's jobs of the same status, in the browser
+      linkCell(tr, value, '#/jobs?' + new URLSearchParams({ status: details.status, topic: value }));
+    } else {
+      cell(tr, value, label === 'last error' ? 'error-text' : label === 'body' ? 'pre' : '');
+    }
     table.appendChild(tr);
   }
   const tbody = $('job-history').tBodies[0];
@@ -745,5 +764,5 @@ $('job-restore').addEventListener('click', jobRestore);
 $('job-reload').addEventListener('click', loadJob);
 showPage();
 chartLoop();
-setInterval(() => isShown('topics') && refreshTopics(), 5000);
+setInterval(() => (isShown('topics') || (isShown('dead') && !deadTopic)) && refreshTopics(), 5000);
 setInterval(() => isShown('cluster') && refreshCluster(), 5000);

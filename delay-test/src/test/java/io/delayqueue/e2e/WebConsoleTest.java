@@ -250,6 +250,10 @@ class WebConsoleTest {
         wait.until(d -> text("job-fields").contains("FINISHED"));
         assertThat(text("job-fields")).contains(pushed, "console.orders", "close order 42");
         assertThat(text("job-history")).contains("CREATED").contains("FINISHED");
+        assertThat(browser.findElement(By.cssSelector("#job-fields tr[data-field='topic'] a"))
+                        .getAttribute("href"))
+                .as("the topic opens its jobs in the browser")
+                .endsWith("#/jobs?status=FINISHED&topic=console.orders");
         assertThat(browser.findElement(By.id("job-run-now")).isEnabled())
                 .as("a finished job has nothing to run")
                 .isFalse();
@@ -287,6 +291,9 @@ class WebConsoleTest {
         open("#/topics");
         wait.until(d -> topicCell("console.far", 1).equals("1"));
         wait.until(d -> topicCell(PULL_TOPIC, 4).equals("1"));
+        assertThat(browser.findElement(By.cssSelector("#topics tfoot tr.total")).getText())
+                .as("the totals of every topic")
+                .startsWith("all topics");
         screenshot("topics");
         browser.findElement(By.cssSelector("#topics tr[data-topic='" + PULL_TOPIC + "'] .dead-open"))
                 .click();
