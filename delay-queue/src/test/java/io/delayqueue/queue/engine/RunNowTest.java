@@ -112,7 +112,9 @@ class RunNowTest {
     void a_far_job_of_the_journal_tier_run_now_is_committed_due_now_then_loaded_and_handed_over() {
         PushResult far = engine.push(PushRequest.of("orders", "in three hours", 3 * HOUR));
         assertThat(inRedis(far.id())).as("far: in the journal only").isFalse();
-        assertThat(engine.loadTierNow()).as("the loader's pass raises the intent to T0 + 1 h").isZero();
+        assertThat(engine.loadTierNow())
+                .as("the loader's pass raises the intent to T0 + 1 h")
+                .isZero();
         clock.set(T0 + 5_000);
 
         assertThat(engine.runNow(far.id())).isEqualTo(RunNow.Result.LOADED);
