@@ -469,9 +469,16 @@ final class ApiSchemas {
                         "where the job was found: redis (the job as Redis holds it), or journal (only the journal holds"
                                 + " it: a far job not loaded yet, or a final job Redis no longer keeps)",
                         "redis"),
+                field(
+                        "lastError",
+                        "why the job's latest attempt failed, as its journal says (null when none did)",
+                        "attempt 3: Connection refused"),
                 field("history", "the job's journaled transitions, oldest first (empty without a journal)", null));
         if (lookup.getProperties() != null && lookup.getProperties().get("tier") instanceof Schema tier) {
             tier.setEnum(List.of("redis", "journal"));
+        }
+        if (lookup.getProperties() != null && lookup.getProperties().get("lastError") instanceof Schema lastError) {
+            lastError.setNullable(true);
         }
         lookup.required(List.of("job", "status", "tier", "history"));
         Schema entry = describe(

@@ -19,6 +19,7 @@ import io.delayqueue.queue.engine.EngineConfig;
 import io.delayqueue.queue.engine.JobDetails;
 import io.delayqueue.queue.engine.handover.FinishOutcome;
 import io.delayqueue.queue.engine.handover.PullSettings;
+import io.delayqueue.queue.engine.handover.RunNow;
 import io.delayqueue.queue.engine.push.PushResult;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.store.Attempt;
@@ -209,6 +210,43 @@ public class JobController {
         return deleteJob(requireJobId("id", id));
     }
 
+    @Operation(
+            summary = "Run a job now",
+            description = "Makes a DELAY job due at once (the console's \"run now\"): its status and attempts stay,"
+                    + " its due time (executeAt) becomes now, journaled as DUE_NOW, and it is handed over within"
+                    + " moments. A far job of the journal tier has its due time committed in the journal before the"
+                    + " answer, then is loaded into Redis. No body. A dead job is requeued instead (POST"
+                    + " /dead/{topic}/requeue).")
+    @Answer(
+            code = 200,
+            when = "due now; data is the job's id, the message says how: due now, already due, loaded from the"
+                    + " journal, or committed (Redis takes it at the tier loader's next pass)")
+    @Answer(code = 400, when = "id is not a job id")
+    @Answer(code = 404, when = "no such job")
+    @Answer(
+            code = 409,
+            when = "the job is not DELAY (READY or RESERVED: being handed over; DEAD; final); the"
+                    + " message names its status")
+    @Answer(
+            code = 503,
+            when = "Redis or the journal is unavailable; nothing was changed, or the journal's due time"
+                    + " was committed and the reconciler loads the job")
+    @PostMapping("/jobs/{id}/run-now")
+    public ResponseEntity<ApiResponse<String>> runNow(
+            @Parameter(description = "the job's id", example = EXAMPLE_ID, schema = @Schema(pattern = JOB_ID_PATTERN))
+                    @PathVariable
+                    String id) {
+        RunNow.Result result = engine.runNow(requireJobId("id", id));
+        String how =
+                switch (result) {
+                    case DUE_NOW -> "due now";
+                    case ALREADY_DUE -> "already due";
+                    case LOADED -> "due now, loaded from the journal tier";
+                    case COMMITTED -> "due now in the journal; Redis takes it at the tier loader's next pass";
+                };
+        return ApiResponse.ok(id, how);
+    }
+
     private ResponseEntity<ApiResponse<String>> deleteJob(String id) {
         engine.delete(id);
         return ApiResponse.ok(id, "deleted");
@@ -384,7 +422,11 @@ public class JobController {
                     + " in (redis, or journal for a far job not loaded yet) and its journaled transitions, oldest"
                     + " first. Needs the token when delay.security.token is set: it returns the job's body and url,"
                     + " and ids can be enumerated.")
-    @Answer(code = 200, when = "data is {job, status, tier, history}", example = "found")
+    @Answer(
+            code = 200,
+            when = "data is {job, status, tier, lastError, history}: lastError is why its latest attempt failed"
+                    + " (null when none did)",
+            example = "found")
     @Answer(code = 404, when = "no such job (or it was final longer ago than delay.retention)")
     @Answer(code = 503, when = "Redis or the journal is unavailable", example = REDIS_503_EXAMPLE)
     @GetMapping("/jobs/{id}")
@@ -394,15 +436,17 @@ public class JobController {
                     String id) {
         JobDetails details = engine.details(requireJobId("id", id));
         return ApiResponse.ok(
-                new JobLookup(details.job(), details.job().status(), details.tier(), details.history()), null);
+                new JobLookup(
+                        details.job(), details.job().status(), details.tier(), details.lastError(), details.history()),
+                null);
     }
 
     /**
      * The answer of {@code GET /jobs/{id}}: the job, its status (the job's own, repeated for a reader that wants it at
-     * the top), the tier it was found in ({@link JobDetails#REDIS} or {@link JobDetails#JOURNAL}) and its journaled
-     * transitions, oldest first.
+     * the top), the tier it was found in ({@link JobDetails#REDIS} or {@link JobDetails#JOURNAL}), why its latest
+     * attempt failed (null when none did) and its journaled transitions, oldest first.
      */
-    public record JobLookup(Job job, JobStatus status, String tier, List<JournalEntry> history) {}
+    public record JobLookup(Job job, JobStatus status, String tier, String lastError, List<JournalEntry> history) {}
 
     /** The raw request body, declared application/json ({@link StrictInputInterceptor}). */
     private static byte[] readBody(HttpServletRequest request, int limit) {

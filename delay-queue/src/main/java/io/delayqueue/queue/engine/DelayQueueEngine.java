@@ -16,6 +16,7 @@ import io.delayqueue.queue.engine.handover.FinishOutcome;
 import io.delayqueue.queue.engine.handover.PullPath;
 import io.delayqueue.queue.engine.handover.PullSettings;
 import io.delayqueue.queue.engine.handover.PullWaiters;
+import io.delayqueue.queue.engine.handover.RunNow;
 import io.delayqueue.queue.engine.push.PushPath;
 import io.delayqueue.queue.engine.push.PushResult;
 import io.delayqueue.queue.engine.restore.JournalRestorer;
@@ -301,6 +302,20 @@ public final class DelayQueueEngine implements AutoCloseable {
     }
 
     /**
+     * Makes a {@code DELAY} job due at once (an operator's "run now"): its status and attempts stay, its due time is
+     * now, journaled as {@code DUE_NOW}. A far job of the journal tier has its due time committed in the journal, then
+     * is loaded into Redis. The whole protocol: {@link RunNow}.
+     *
+     * @throws DelayQueueException.JobNotFound when no store knows it
+     * @throws DelayQueueException.StateConflict when it is not {@code DELAY} (409 naming its status)
+     */
+    public RunNow.Result runNow(String id) {
+        ensureOpen();
+        requireId(id);
+        return parts.runNow.run(id);
+    }
+
+    /**
      * The job as Redis has it, else as the journal last saw it (a far job in the journal tier, or a finished job
      * past its retention).
      */
@@ -325,7 +340,16 @@ public final class DelayQueueEngine implements AutoCloseable {
     /** The job, the tier it was found in, and its journaled transitions, oldest first (empty without a journal). */
     public JobDetails details(String id) {
         Located located = locate(id);
-        return new JobDetails(located.job(), located.tier(), journal.history(id));
+        return new JobDetails(located.job(), located.tier(), journal.history(id), lastError(id));
+    }
+
+    /** The job's last error as the journal has it; null without one, or when the journal cannot say. */
+    private String lastError(String id) {
+        try {
+            return journal.lastErrors(List.of(id)).get(id);
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     // ---- restore ----

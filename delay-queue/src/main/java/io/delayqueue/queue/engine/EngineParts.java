@@ -14,6 +14,7 @@ import io.delayqueue.queue.engine.handover.DueJobMover;
 import io.delayqueue.queue.engine.handover.LatenessRecorder;
 import io.delayqueue.queue.engine.handover.PullPath;
 import io.delayqueue.queue.engine.handover.PullWaiters;
+import io.delayqueue.queue.engine.handover.RunNow;
 import io.delayqueue.queue.engine.handover.TopicRoutes;
 import io.delayqueue.queue.engine.push.JobFactory;
 import io.delayqueue.queue.engine.push.PushPath;
@@ -66,6 +67,9 @@ final class EngineParts {
     final DispatchPipeline pipeline;
     final PullWaiters pullWaiters;
     final DeadLetters deadLetters;
+    /** An operator's "run now". */
+    final RunNow runNow;
+
     final LatenessRecorder lateness = new LatenessRecorder(LatenessRecorder.DEFAULT_WINDOW);
     final PushPath pushPath;
     final PullPath pullPath;
@@ -216,6 +220,7 @@ final class EngineParts {
                 config.shards(),
                 deletes);
         this.deadLetters = new DeadLetters(config, store, journal, clock, this::onScheduled, deletes);
+        this.runNow = new RunNow(config.shards(), store, journal, tiers, restorer, clock, this::onScheduled);
         DeadLetterPurger deadPurger = new DeadLetterPurger(
                 store, deadLetters, coordinator, clock, config.dead().retention());
         this.journalTimers = new JournalTimers(config, journal, reconciler, purger, deadPurger);

@@ -18,5 +18,10 @@ public enum JobEvent {
      * Loaded from the journal tier into Redis ahead of its due time by its shard's owner (a far job, or a {@code
      * DELAY} job again after Redis lost its data). The job stays {@code DELAY}: the row is left as it is.
      */
-    LOADED
+    LOADED,
+    /**
+     * Made due at once by an operator ("run now": {@code POST /jobs/{id}/run-now}): still {@code DELAY}, its due time
+     * now. Its attempts are unchanged.
+     */
+    DUE_NOW
 }

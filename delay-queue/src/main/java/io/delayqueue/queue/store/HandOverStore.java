@@ -99,4 +99,13 @@ public interface HandOverStore {
         retryAtById.forEach((id, at) -> byAttempt.put(Attempt.any(id), at));
         return deferAttempts(shard, byAttempt);
     }
+
+    /**
+     * Makes {@code DELAY} jobs of one shard due at {@code now} (an operator's "run now"): their due time and bucket
+     * score become {@code now}, their status and attempts stay; a job already due by then is left as it is. A job
+     * that is not {@code DELAY} is left alone ({@link Outcome.Result#CONFLICT} with its status, or {@link
+     * Outcome.Result#NOT_FOUND} when the store lacks it: a far job of the journal tier, for one). Outcomes in the
+     * order of {@code ids}.
+     */
+    List<Outcome> runNow(int shard, List<String> ids, long now);
 }

@@ -335,6 +335,17 @@ public final class RedisJobStore implements JobStore {
     }
 
     @Override
+    public List<Outcome> runNow(int shard, List<String> ids, long now) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        List<String> args = new ArrayList<>(ids.size() + 1);
+        args.add(Long.toString(now));
+        args.addAll(ids);
+        return Replies.outcomes((List<?>) scripts.run(scripts.runNow, shardKeys.shardKeys(shard), args));
+    }
+
+    @Override
     public List<Outcome> requeueDead(String topic, int shard, List<String> ids, long now) {
         if (ids.isEmpty()) {
             return List.of();

@@ -35,6 +35,7 @@ final class StoreScripts {
     final LuaScript masterAgreed = LuaScript.load("master_agreed");
     final LuaScript countTopics = LuaScript.load("count_topics");
     final LuaScript deleteDead = LuaScript.load("delete_dead");
+    final LuaScript runNow = LuaScript.load("run_now");
 
     private final UnifiedJedis redis;
     private final ShardKeys keys;
@@ -65,7 +66,8 @@ final class StoreScripts {
                 replay,
                 masterAgreed,
                 countTopics,
-                deleteDead)) {
+                deleteDead,
+                runNow)) {
             script.setListener(listener);
         }
     }

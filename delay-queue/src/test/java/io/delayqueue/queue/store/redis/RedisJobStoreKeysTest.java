@@ -45,7 +45,8 @@ class RedisJobStoreKeysTest {
             "requeue_dead",
             "tier_intent",
             "tier_load",
-            "tier_admit");
+            "tier_admit",
+            "run_now");
 
     private RedisFixture redis;
     private KeyCheckingJedis checking;
@@ -152,6 +153,12 @@ class RedisJobStoreKeysTest {
                         .loaded())
                 .containsExactly(loaded.id());
         assertThat(tier.admit(List.of(job("admitted", T0 + 6_000, 3)))).containsExactly(JobStore.Admission.ADMITTED);
+
+        // a far DELAY job made due now
+        Job later = job("later", T0 + 60_000, 3);
+        pusher.push(List.of(later));
+        assertThat(instance().runNow(0, List.of(later.id()), T0).get(0).applied())
+                .isTrue();
 
         // a ready job of a topic the clearing instance has not met, and the jobs left in the bucket
         Job readyForClear = job("pull-late", T0, 3);
