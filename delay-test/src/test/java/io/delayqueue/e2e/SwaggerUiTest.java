@@ -2,10 +2,9 @@ package io.delayqueue.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.delayqueue.e2e.support.Chromium;
 import io.delayqueue.e2e.support.ServiceStores;
 import io.delayqueue.e2e.support.ServiceTest;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -13,9 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -43,25 +39,7 @@ class SwaggerUiTest {
 
     @BeforeAll
     static void startBrowser() {
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(executable("chromium"));
-        // the flags a root user in a closed network needs (no sandbox, no background calls to the outside)
-        options.addArguments(
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--window-size=1360,1500");
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(Path.of(executable("chromedriver")).toFile())
-                .usingAnyFreePort()
-                .build();
-        browser = new ChromeDriver(service, options);
+        browser = Chromium.start();
     }
 
     @AfterAll
@@ -103,16 +81,5 @@ class SwaggerUiTest {
     private static String example(WebElement operation, String code) {
         WebElement row = operation.findElement(By.cssSelector("tr.response[data-code='" + code + "']"));
         return row.findElement(By.cssSelector(".response-col_description")).getText();
-    }
-
-    private static String executable(String name) {
-        for (String dir : System.getenv("PATH").split(":")) {
-            Path candidate = Path.of(dir, name);
-            if (Files.isExecutable(candidate)) {
-                return candidate.toString();
-            }
-        }
-        throw new IllegalStateException(name + " is not on the PATH: bin/test installs Debian's chromium and"
-                + " chromium-driver where they are missing");
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.delayqueue.e2e.support.Api;
+import io.delayqueue.e2e.support.Chromium;
 import io.delayqueue.e2e.support.FreePorts;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.ServiceStores;
@@ -35,8 +36,6 @@ import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -104,25 +103,7 @@ class WebConsoleTest {
 
     @BeforeAll
     static void startBrowser() {
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(executable("chromium"));
-        // the flags a root user in a closed network needs (no sandbox, no background calls to the outside)
-        options.addArguments(
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--window-size=1360,1500");
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(Path.of(executable("chromedriver")).toFile())
-                .usingAnyFreePort()
-                .build();
-        browser = new ChromeDriver(service, options);
+        browser = Chromium.start();
     }
 
     @AfterAll
@@ -989,16 +970,5 @@ class WebConsoleTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private static String executable(String name) {
-        for (String dir : System.getenv("PATH").split(":")) {
-            Path candidate = Path.of(dir, name);
-            if (Files.isExecutable(candidate)) {
-                return candidate.toString();
-            }
-        }
-        throw new IllegalStateException(name + " is not on the PATH: bin/test installs Debian's chromium and"
-                + " chromium-driver where they are missing");
     }
 }
