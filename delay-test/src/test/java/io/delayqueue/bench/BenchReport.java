@@ -332,18 +332,20 @@ final class BenchReport {
                 + " that instant until the last was handed to the in-process dispatcher (confirms at once) or taken"
                 + " by Redisson's " + RedissonTarget.CONSUMERS + " consumer threads (`poll(" + options.batchSize()
                 + ")`, else a blocking `poll(100 ms)`).");
-        notes.add("Durable peers (issue 29), whose push is answered only once it is on disk, as this service's is:"
-                + " Redisson on a private `redis-server --appendonly yes --appendfsync always` (the same binary,"
-                + " started by the benchmark on a free port with a temporary directory on the machine's disk, stopped"
-                + " at the end; memory not measured again: the same keys), and db-scheduler "
-                + versions.get("db-scheduler") + " on a MariaDB database of its own (created and dropped by the"
-                + " benchmark; InnoDB commits are on disk), one scheduler with " + DbSchedulerTarget.THREADS
-                + " executor threads polling every " + DbSchedulerTarget.POLLING_INTERVAL.toMillis() + " ms"
-                + " (its default: 10 s), its default fetch-and-lock-on-execute (its MariaDB dialect offers no"
-                + " lock-and-fetch), " + DbSchedulerTarget.POOL_SIZE + " database connections, the task data the"
-                + " body's UTF-8 bytes; a batch is `scheduleBatch`. Redisson without persistence stays as the"
-                + " ceiling, not the bar: the ratios below set this service against the best durable peer of the"
-                + " run.");
+        if (DURABLE_PEERS.stream().anyMatch(results::containsKey)) {
+            notes.add("Durable peers (issue 29), whose push is answered only once it is on disk, as this service's is:"
+                    + " Redisson on a private `redis-server --appendonly yes --appendfsync always` (the same binary,"
+                    + " started by the benchmark on a free port with a temporary directory on the machine's disk, stopped"
+                    + " at the end; memory not measured again: the same keys), and db-scheduler "
+                    + versions.get("db-scheduler") + " on a MariaDB database of its own (created and dropped by the"
+                    + " benchmark; InnoDB commits are on disk), one scheduler with " + DbSchedulerTarget.THREADS
+                    + " executor threads polling every " + DbSchedulerTarget.POLLING_INTERVAL.toMillis() + " ms"
+                    + " (its default: 10 s), its default fetch-and-lock-on-execute (its MariaDB dialect offers no"
+                    + " lock-and-fetch), " + DbSchedulerTarget.POOL_SIZE + " database connections, the task data the"
+                    + " body's UTF-8 bytes; a batch is `scheduleBatch`. Redisson without persistence stays as the"
+                    + " ceiling, not the bar: the ratios above set this service against the best durable peer of the"
+                    + " run.");
+        }
         notes.add("Lateness: " + number(options.latenessRate(), 0) + " jobs/s for "
                 + options.latenessDuration().toSeconds() + " s per run, delays uniform in 1-2 s; lateness = time of"
                 + " hand-over (dispatcher / consumer) minus the job's due time, every job recorded (HdrHistogram).");
