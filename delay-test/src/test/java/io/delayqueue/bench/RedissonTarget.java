@@ -43,6 +43,8 @@ final class RedissonTarget implements BenchTarget {
     private final RedissonClient redisson;
     /** The private Redis server this target started and stops; null on the shared Redis. */
     private final RedisServerProcess server;
+    /** Stops that server should the benchmark be ended before {@link #close()} (Ctrl-C); null without one. */
+    private final Thread stopServerAtExit;
 
     /** Redisson on the shared Redis (no persistence). */
     RedissonTarget(BenchOptions options, BenchRedis benchRedis) {
@@ -53,6 +55,10 @@ final class RedissonTarget implements BenchTarget {
         this.options = options;
         this.benchRedis = benchRedis;
         this.server = server;
+        this.stopServerAtExit = server == null ? null : new Thread(server::close, "bench-redis-fsync-stop");
+        if (stopServerAtExit != null) {
+            Runtime.getRuntime().addShutdownHook(stopServerAtExit);
+        }
         Config config = new Config();
         config.setCodec(StringCodec.INSTANCE);
         config.useSingleServer().setAddress(benchRedis.uri()).setClientName("bench-redisson");
@@ -248,6 +254,7 @@ final class RedissonTarget implements BenchTarget {
         if (server != null) {
             benchRedis.close();
             server.close();
+            Runtime.getRuntime().removeShutdownHook(stopServerAtExit);
         }
     }
 
