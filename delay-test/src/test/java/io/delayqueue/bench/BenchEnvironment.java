@@ -61,6 +61,7 @@ final class BenchEnvironment {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("delay-queue", System.getProperty("bench.commit", "?"));
         m.put("redisson", mavenVersion("org.redisson", "redisson"));
+        m.put("db-scheduler", mavenVersion("com.github.kagkarlsson", "db-scheduler"));
         m.put("jedis", mavenVersion("redis.clients", "jedis"));
         m.put("spring-boot", SpringBootVersion.getVersion());
         m.put("mybatis", mavenVersion("org.mybatis", "mybatis"));

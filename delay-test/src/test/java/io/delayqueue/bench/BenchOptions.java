@@ -32,7 +32,9 @@ import java.util.Set;
  * @param memoryRuns loads of those pending jobs (memory is nearly deterministic: one by default)
  * @param purgeRows final jobs older than the journal's retention that the purge figure deletes
  * @param bodyBytes size of each job's body
- * @param systems which systems to run: {@code inprocess}, {@code http}, {@code redisson}
+ * @param systems which systems to run: {@code inprocess}, {@code http}, {@code embedded}, {@code redisson} (no
+ *     persistence), {@code redisson-fsync} (a private Redis with {@code appendfsync always}), {@code db-scheduler}
+ *     (on MariaDB)
  * @param figures which figures to measure: {@code push}, {@code burst}, {@code lateness}, {@code memory},
  *     {@code tier-push}, {@code tier-lateness}, {@code tier-memory}
  * @param output where the JSON goes, relative to the caller's directory; null: {@code delay-test/target/bench/results.json}
@@ -84,8 +86,15 @@ record BenchOptions(
         Path serviceJar,
         Path beforeJar) {
 
-    static final List<String> SYSTEMS =
-            List.of("inprocess", "http-before", "http", "embedded-before", "embedded", "redisson");
+    static final List<String> SYSTEMS = List.of(
+            "inprocess",
+            "http-before",
+            "http",
+            "embedded-before",
+            "embedded",
+            "redisson",
+            "redisson-fsync",
+            "db-scheduler");
     static final List<String> FIGURES = List.of(
             "push",
             "callback",
@@ -124,7 +133,8 @@ record BenchOptions(
               --e2e-rate N            one-job HTTP pushes/s of the end-to-end lateness, through the callback (1000)
               --e2e-seconds S         seconds per end-to-end run (20)
               --canary-topics N       other topics beside the one-topic canary (20000)
-              --systems a,b           of inprocess,http,embedded,redisson (all), http-before,embedded-before
+              --systems a,b           of inprocess,http,embedded,redisson,redisson-fsync,db-scheduler (all),
+                                      http-before,embedded-before
               --figures a,b           of push,callback,pull,e2e,canary,retry-storm,burst,lateness,memory,purge,
                                       tier-push,tier-lateness,tier-memory (all)
               --service-jar FILE      the service jar of http and embedded (this tree's delay-core-exec.jar)

@@ -6,15 +6,33 @@ import java.util.UUID;
 import redis.clients.jedis.Jedis;
 
 /**
- * The benchmark's own connection to the Redis on 127.0.0.1:6379, for what no system under test should
- * measure itself: the server's version and memory, and the keys a run leaves behind.
+ * The benchmark's own connection to a Redis (the shared one on 127.0.0.1:6379, or a private server a peer
+ * runs on), for what no system under test should measure itself: the server's version and memory, and the
+ * keys a run leaves behind.
  */
 final class BenchRedis implements AutoCloseable {
     static final String HOST = "127.0.0.1";
     static final int PORT = 6379;
     static final String URI = "redis://" + HOST + ":" + PORT;
 
-    private final Jedis jedis = new Jedis(HOST, PORT, 60_000);
+    private final Jedis jedis;
+    private final String uri;
+
+    /** The shared Redis on 127.0.0.1:6379. */
+    BenchRedis() {
+        this(PORT);
+    }
+
+    /** A Redis on 127.0.0.1 at {@code port}. */
+    BenchRedis(int port) {
+        this.jedis = new Jedis(HOST, port, 60_000);
+        this.uri = "redis://" + HOST + ":" + port;
+    }
+
+    /** The address a client of this Redis is given ({@code redis://host:port}). */
+    String uri() {
+        return uri;
+    }
 
     String info(String section, String field) {
         for (String line : jedis.info(section).split("\r?\n")) {
@@ -23,6 +41,11 @@ final class BenchRedis implements AutoCloseable {
             }
         }
         throw new IllegalStateException("INFO " + section + " has no " + field);
+    }
+
+    /** {@code CONFIG GET parameter}'s value. */
+    String config(String parameter) {
+        return jedis.configGet(parameter).get(parameter);
     }
 
     /** {@code INFO memory used_memory}, once memory freed in the background (UNLINK) is gone. */

@@ -23,7 +23,59 @@ final class BenchReport {
             "embedded", "this service, over HTTP, embedded default (`bin/run`)",
             "http-before", "before (`--before-jar`), over HTTP (MariaDB)",
             "embedded-before", "before (`--before-jar`), embedded default",
-            "redisson", "Redisson RDelayedQueue");
+            "redisson", "Redisson RDelayedQueue, no persistence (the ceiling)",
+            "redisson-fsync", "Redisson RDelayedQueue, Redis `appendfsync always`",
+            "db-scheduler", "db-scheduler on MariaDB");
+
+    /**
+     * The durable peers (issue 29): a push is answered only once it is on disk, as this service's is. Redisson on
+     * the shared Redis, which has no persistence, stays in the table as the ceiling, not the bar.
+     */
+    static final List<String> DURABLE_PEERS = List.of("redisson-fsync", "db-scheduler");
+
+    /** The peers, not this service: their columns get no ratio. */
+    private static final List<String> PEERS = List.of("redisson", "redisson-fsync", "db-scheduler");
+
+    /**
+     * A figure of this service set against the same figure of the best durable peer in the run: {@code kind} of this
+     * service against {@code peerKind} of the peers (a pull burst against their hand-over, which is their consumers'
+     * or executors' taking the jobs); higher is better for a rate, lower for a lateness.
+     */
+    record Ratio(String label, Kind kind, Kind peerKind, String figure, boolean higherIsBetter, int decimals) {}
+
+    private static final List<Ratio> RATIOS = List.of(
+            new Ratio("push, one job per call, few callers", Kind.PUSH_FEW, Kind.PUSH_FEW, "jobsPerSecond", true, 0),
+            new Ratio(
+                    "push, one job per call, many callers",
+                    Kind.PUSH_SINGLE,
+                    Kind.PUSH_SINGLE,
+                    "jobsPerSecond",
+                    true,
+                    0),
+            new Ratio("push, a batch per call", Kind.PUSH_BATCH, Kind.PUSH_BATCH, "jobsPerSecond", true, 0),
+            new Ratio(
+                    "hand-over by HTTP callback (the peers: their own hand-over)",
+                    Kind.CALLBACK_BURST,
+                    Kind.CALLBACK_BURST,
+                    "jobsPerSecond",
+                    true,
+                    0),
+            new Ratio(
+                    "hand-over by pull (the peers: their own hand-over)",
+                    Kind.PULL_BURST,
+                    Kind.CALLBACK_BURST,
+                    "jobsPerSecond",
+                    true,
+                    0),
+            new Ratio(
+                    "end-to-end lateness p99 (ms; the peers: their steady lateness)",
+                    Kind.CALLBACK_LATENESS,
+                    Kind.CALLBACK_LATENESS,
+                    "p99Ms",
+                    false,
+                    1),
+            new Ratio("hand-over in-process, the large burst", Kind.BURST, Kind.BURST, "jobsPerSecond", true, 0),
+            new Ratio("lateness p99 in-process (ms)", Kind.LATENESS, Kind.LATENESS, "p99Ms", false, 1));
 
     /** One line of the table: a figure of one kind of measurement. */
     record Row(String id, String label, Kind kind, String figure, int decimals, String target) {}
@@ -263,7 +315,9 @@ final class BenchReport {
                 + " one-job HTTP pushes/s for " + options.e2eDuration().toSeconds() + " s, delays 1-5 s, lateness ="
                 + " time received by the callback receiver minus the job's executeAt. Redisson beside them: its"
                 + " `offer` from the same numbers of threads, its burst of the same size taken by its consumers, its"
-                + " steady lateness at the same rate (delays 1-2 s). Canary: one topic at " + options.canaryRate()
+                + " steady lateness at the same rate (delays 1-2 s); db-scheduler the same, its push a `schedule` of"
+                + " one one-time task instance, its hand-over that instance's execution. Canary: one topic at "
+                + options.canaryRate()
                 + " pushes/s for " + options.canaryDuration().toSeconds() + " s (delays 1-2 s, called back), alone,"
                 + " then after " + number(options.canaryTopics(), 0) + " other topics were pushed (one job each, due"
                 + " in an hour).");
@@ -278,6 +332,20 @@ final class BenchReport {
                 + " that instant until the last was handed to the in-process dispatcher (confirms at once) or taken"
                 + " by Redisson's " + RedissonTarget.CONSUMERS + " consumer threads (`poll(" + options.batchSize()
                 + ")`, else a blocking `poll(100 ms)`).");
+        if (DURABLE_PEERS.stream().anyMatch(results::containsKey)) {
+            notes.add("Durable peers (issue 29), whose push is answered only once it is on disk, as this service's is:"
+                    + " Redisson on a private `redis-server --appendonly yes --appendfsync always` (the same binary,"
+                    + " started by the benchmark on a free port with a temporary directory on the machine's disk, stopped"
+                    + " at the end; memory not measured again: the same keys), and db-scheduler "
+                    + versions.get("db-scheduler") + " on a MariaDB database of its own (created and dropped by the"
+                    + " benchmark; InnoDB commits are on disk), one scheduler with " + DbSchedulerTarget.THREADS
+                    + " executor threads polling every " + DbSchedulerTarget.POLLING_INTERVAL.toMillis() + " ms"
+                    + " (its default: 10 s), its default fetch-and-lock-on-execute (its MariaDB dialect offers no"
+                    + " lock-and-fetch), " + DbSchedulerTarget.POOL_SIZE + " database connections, the task data the"
+                    + " body's UTF-8 bytes; a batch is `scheduleBatch`. Redisson without persistence stays as the"
+                    + " ceiling, not the bar: the ratios above set this service against the best durable peer of the"
+                    + " run.");
+        }
         notes.add("Lateness: " + number(options.latenessRate(), 0) + " jobs/s for "
                 + options.latenessDuration().toSeconds() + " s per run, delays uniform in 1-2 s; lateness = time of"
                 + " hand-over (dispatcher / consumer) minus the job's due time, every job recorded (HdrHistogram).");
@@ -379,8 +447,96 @@ final class BenchReport {
             sb.append(' ').append(row.target()).append(" |\n");
         }
         sb.append('\n');
+        ratiosMarkdown(sb);
         notes.forEach(n -> sb.append("- ").append(n).append('\n'));
         return sb.toString();
+    }
+
+    /** This service's systems in the run (every column that is not a peer's). */
+    private List<String> ourSystems() {
+        return results.keySet().stream().filter(s -> !PEERS.contains(s)).toList();
+    }
+
+    /** The best durable peer's median of {@code figure} in {@code kind}, or null when no durable peer measured it. */
+    private Best bestDurablePeer(Kind kind, String figure, boolean higherIsBetter) {
+        Best best = null;
+        for (String peer : DURABLE_PEERS) {
+            Map<Kind, Measurement> byKind = results.get(peer);
+            Measurement m = byKind == null ? null : byKind.get(kind);
+            Double v = m == null || m.failed() || m.whyNotMeasured() != null ? null : m.median(figure);
+            if (v != null && (best == null || (higherIsBetter ? v > best.value() : v < best.value()))) {
+                best = new Best(peer, v);
+            }
+        }
+        return best;
+    }
+
+    private record Best(String system, double value) {}
+
+    /** This service's median over the best durable peer's, or null when either is missing. */
+    private Double ratio(String system, Ratio r, Best best) {
+        Measurement m = results.get(system).get(r.kind());
+        if (best == null || m == null || m.failed() || m.whyNotMeasured() != null) {
+            return null;
+        }
+        Double v = m.median(r.figure());
+        return v == null || best.value() == 0 ? null : v / best.value();
+    }
+
+    private void ratiosMarkdown(StringBuilder sb) {
+        List<String> ours = ourSystems();
+        if (ours.isEmpty() || DURABLE_PEERS.stream().noneMatch(results::containsKey)) {
+            return;
+        }
+        sb.append("This service against the best durable peer of this run (its figure over the peer's: above 1x is"
+                + " ahead for a rate, below 1x for a lateness):\n\n");
+        sb.append("| figure | best durable peer |");
+        ours.forEach(s -> sb.append(' ').append(SYSTEM_LABELS.get(s)).append(" |"));
+        sb.append("\n|---|---:|");
+        ours.forEach(s -> sb.append("---:|"));
+        sb.append('\n');
+        for (Ratio r : RATIOS) {
+            Best best = bestDurablePeer(r.peerKind(), r.figure(), r.higherIsBetter());
+            List<Double> ratios = ours.stream().map(s -> ratio(s, r, best)).toList();
+            if (best == null || ratios.stream().allMatch(x -> x == null)) {
+                continue;
+            }
+            sb.append("| ")
+                    .append(r.label())
+                    .append(" | ")
+                    .append(number(best.value(), r.decimals()))
+                    .append(" (")
+                    .append(SYSTEM_LABELS.get(best.system()))
+                    .append(") |");
+            ratios.forEach(x ->
+                    sb.append(' ').append(x == null ? "" : number(x, 2) + "x").append(" |"));
+            sb.append('\n');
+        }
+        sb.append('\n');
+    }
+
+    /** The same ratios for the JSON: per figure, the best durable peer and each of this service's systems' ratio. */
+    private List<Object> ratiosJson() {
+        List<Object> out = new ArrayList<>();
+        for (Ratio r : RATIOS) {
+            Best best = bestDurablePeer(r.peerKind(), r.figure(), r.higherIsBetter());
+            if (best == null) {
+                continue;
+            }
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("label", r.label());
+            row.put("figure", r.figure());
+            row.put("higherIsBetter", r.higherIsBetter());
+            row.put("bestDurablePeer", best.system());
+            row.put("bestDurablePeerValue", best.value());
+            Map<String, Object> ratios = new LinkedHashMap<>();
+            for (String s : ourSystems()) {
+                ratios.put(s, ratio(s, r, best));
+            }
+            row.put("ratios", ratios);
+            out.add(row);
+        }
+        return out;
     }
 
     private boolean anyMeasures(Kind kind) {
@@ -484,6 +640,7 @@ final class BenchReport {
             systems.put(system, s);
         });
         json.put("measurements", systems);
+        json.put("ratiosToBestDurablePeer", ratiosJson());
         json.put("notes", notes);
         Files.createDirectories(file.toAbsolutePath().getParent());
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), json);

@@ -11,8 +11,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * The benchmark of issue 6: this service in-process, this service over HTTP and Redisson's
- * {@code RDelayedQueue}, side by side in one run on the same Redis. Prints one markdown table (with the
+ * The benchmark of issue 6: this service in-process, this service over HTTP, and its peers side by side in one
+ * run: Redisson's {@code RDelayedQueue} on the same Redis (no persistence: the ceiling) and the durable peers of
+ * issue 29, Redisson on a private Redis with {@code appendfsync always} and db-scheduler on MariaDB. Prints one markdown table (with the
  * machine and the versions) on standard output, progress on standard error, and writes the same figures with
  * every run as JSON. Not a test: run it with {@code bin/bench} ({@code bin/bench --help} lists the flags).
  *
@@ -91,6 +92,8 @@ public final class Benchmark {
                 case "http-before" -> new HttpTarget(options, redis, root, false, options.beforeJar());
                 case "embedded-before" -> new HttpTarget(options, redis, root, true, options.beforeJar());
                 case "redisson" -> new RedissonTarget(options, redis);
+                case "redisson-fsync" -> RedissonTarget.onAlwaysFsyncRedis(options);
+                case "db-scheduler" -> new DbSchedulerTarget(options);
                 default -> throw new IllegalArgumentException(system);
             };
         } catch (Exception e) {

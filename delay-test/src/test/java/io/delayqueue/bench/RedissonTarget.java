@@ -1,5 +1,6 @@
 package io.delayqueue.bench;
 
+import io.delayqueue.e2e.support.RedisServerProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,11 +20,16 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 /**
- * Redisson's {@link RDelayedQueue} on the same Redis: a delayed queue in front of an {@link RBlockingQueue},
+ * Redisson's {@link RDelayedQueue}: a delayed queue in front of an {@link RBlockingQueue},
  * every setting at Redisson's default but the codec ({@link StringCodec}: the 100-byte body is stored as its
  * 100 bytes, as this service stores it). Each value carries its due time ({@code <epoch ms>:xxx...}, padded
  * to the body size) so that consumers can tell its lateness. Every run uses queue names of its own and
  * deletes them afterwards.
+ *
+ * <p>Two of them run: on the shared Redis, which has no persistence (its {@code offer} answers before anything is
+ * on disk: the ceiling, not the bar), and on a private {@code redis-server --appendonly yes --appendfsync always}
+ * that {@link #onAlwaysFsyncRedis} starts for the run (every write forced to disk before Redis answers, as this
+ * service answers a push only once its journal row is on disk: a durable peer).
  *
  * <p>Consumers are threads that take from the destination queue: {@code poll(limit)} while it has jobs, else a
  * blocking {@code poll(timeout)} (BLPOP), so that they are both quick to wake and able to keep up with a burst.
@@ -35,14 +41,53 @@ final class RedissonTarget implements BenchTarget {
     private final BenchOptions options;
     private final BenchRedis benchRedis;
     private final RedissonClient redisson;
+    /** The private Redis server this target started and stops; null on the shared Redis. */
+    private final RedisServerProcess server;
+    /** Stops that server should the benchmark be ended before {@link #close()} (Ctrl-C); null without one. */
+    private final Thread stopServerAtExit;
 
+    /** Redisson on the shared Redis (no persistence). */
     RedissonTarget(BenchOptions options, BenchRedis benchRedis) {
+        this(options, benchRedis, null);
+    }
+
+    private RedissonTarget(BenchOptions options, BenchRedis benchRedis, RedisServerProcess server) {
         this.options = options;
         this.benchRedis = benchRedis;
+        this.server = server;
+        this.stopServerAtExit = server == null ? null : new Thread(server::close, "bench-redis-fsync-stop");
+        if (stopServerAtExit != null) {
+            Runtime.getRuntime().addShutdownHook(stopServerAtExit);
+        }
         Config config = new Config();
         config.setCodec(StringCodec.INSTANCE);
-        config.useSingleServer().setAddress(BenchRedis.URI).setClientName("bench-redisson");
+        config.useSingleServer().setAddress(benchRedis.uri()).setClientName("bench-redisson");
         this.redisson = Redisson.create(config);
+    }
+
+    /**
+     * Redisson on a private {@code redis-server --appendonly yes --appendfsync always} (the same binary as the
+     * shared Redis), on a free port with a temporary directory on the machine's disk; {@link #close()} stops it and
+     * deletes the directory.
+     */
+    static RedissonTarget onAlwaysFsyncRedis(BenchOptions options) {
+        RedisServerProcess server = RedisServerProcess.start(
+                "bench-fsync", null, List.of("--appendonly", "yes", "--appendfsync", "always"));
+        BenchRedis benchRedis = null;
+        try {
+            benchRedis = new BenchRedis(server.port());
+            String fsync = benchRedis.config("appendfsync");
+            if (!"always".equals(fsync) || !"1".equals(benchRedis.info("persistence", "aof_enabled"))) {
+                throw new IllegalStateException("the private Redis runs with appendfsync " + fsync + ", not always");
+            }
+            return new RedissonTarget(options, benchRedis, server);
+        } catch (RuntimeException e) {
+            if (benchRedis != null) {
+                benchRedis.close();
+            }
+            server.close();
+            throw e;
+        }
     }
 
     /** A value of the body's size that carries its due time. */
@@ -111,6 +156,7 @@ final class RedissonTarget implements BenchTarget {
     public String notMeasured(Kind kind) {
         return switch (kind) {
             case PULL_BURST -> "its consumers: the hand-over row above";
+            case MEMORY -> server != null ? "the same keys as Redisson's without persistence" : null;
             case CANARY -> "one queue, no topics";
             case RETRY_STORM -> "no client ids";
             case PURGE -> "no journal";
@@ -205,6 +251,11 @@ final class RedissonTarget implements BenchTarget {
     @Override
     public void close() {
         redisson.shutdown();
+        if (server != null) {
+            benchRedis.close();
+            server.close();
+            Runtime.getRuntime().removeShutdownHook(stopServerAtExit);
+        }
     }
 
     /** One run's queues and consumers; closing stops both and deletes every key of the run. */
