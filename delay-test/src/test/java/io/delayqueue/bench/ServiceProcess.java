@@ -37,11 +37,13 @@ final class ServiceProcess implements AutoCloseable {
         Files.createDirectories(log.getParent());
         Files.createDirectories(workDir);
         List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx1g",
-                "-jar",
-                jar.toAbsolutePath().toString(),
-                "--server.port=" + port));
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
+        // the service JVM's own options, to profile it: BENCH_SERVICE_JVM_OPTS="-XX:StartFlightRecording=..."
+        String jvmOptions = System.getenv("BENCH_SERVICE_JVM_OPTS");
+        if (jvmOptions != null && !jvmOptions.isBlank()) {
+            command.addAll(List.of(jvmOptions.trim().split("\\s+")));
+        }
+        command.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "--server.port=" + port));
         command.addAll(args);
         Process process = new ProcessBuilder(command)
                 .directory(workDir.toFile())
