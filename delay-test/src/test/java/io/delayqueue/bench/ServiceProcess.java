@@ -36,8 +36,8 @@ final class ServiceProcess implements AutoCloseable {
         int port = FreePorts.free();
         Files.createDirectories(log.getParent());
         Files.createDirectories(workDir);
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
+        List<String> command = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g"));
         // the service JVM's own options, to profile it: BENCH_SERVICE_JVM_OPTS="-XX:StartFlightRecording=..."
         String jvmOptions = System.getenv("BENCH_SERVICE_JVM_OPTS");
         if (jvmOptions != null && !jvmOptions.isBlank()) {
