@@ -1,5 +1,6 @@
 package io.delayqueue.client.spring;
 
+import io.delayqueue.client.DelayQueueClient;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -16,7 +17,8 @@ import org.springframework.context.annotation.Bean;
 public class DelayHealthAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "delayQueueHealthIndicator")
-    public DelayQueueHealthIndicator delayQueueHealthIndicator(DelayClientProperties properties) {
-        return new DelayQueueHealthIndicator(properties);
+    public DelayQueueHealthIndicator delayQueueHealthIndicator(
+            DelayQueueClient client, DelayClientProperties properties) {
+        return new DelayQueueHealthIndicator(client, properties);
     }
 }
