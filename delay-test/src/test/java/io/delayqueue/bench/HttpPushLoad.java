@@ -99,6 +99,7 @@ final class HttpPushLoad {
         return RunResult.of("jobsPerSecond", load.counted.get() / seconds)
                 .and("callP50Ms", callMicros.getValueAtPercentile(50) / 1e3)
                 .and("callP99Ms", callMicros.getValueAtPercentile(99) / 1e3)
+                .with("callMeanMs", callMicros.getMean() / 1e3)
                 .with("callMaxMs", callMicros.getMaxValue() / 1e3)
                 .with("jobs", load.counted.get())
                 .with("calls", load.calls.get())

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * This service over HTTP: the packaged service ({@code delay-core/target/delay-core-exec.jar}, or the jar given
@@ -144,8 +145,14 @@ final class HttpTarget implements BenchTarget {
     private RunResult push(String path, byte[] json, int jobs, int clients, Duration preRoll, Duration measure)
             throws Exception {
         try {
-            return HttpPushLoad.run("127.0.0.1", port, path, json, jobs, clients, preRoll, measure)
+            ServiceTimers.Snapshot before = ServiceTimers.read(port);
+            RunResult run = HttpPushLoad.run("127.0.0.1", port, path, json, jobs, clients, preRoll, measure)
                     .with("path", path);
+            Map<String, Object> inside = ServiceTimers.breakdown(before, ServiceTimers.read(port), path);
+            System.err.printf(
+                    "  %s from %d callers: a call's mean %.0f µs at the caller; inside the service %s%n",
+                    path, clients, ((Number) run.details().get("callMeanMs")).doubleValue() * 1e3, inside);
+            return run.with("inside", inside);
         } finally {
             clean();
         }
