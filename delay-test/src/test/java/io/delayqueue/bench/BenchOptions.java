@@ -36,7 +36,8 @@ import java.util.Set;
  *     persistence), {@code redisson-fsync} (a private Redis with {@code appendfsync always}), {@code db-scheduler}
  *     (on MariaDB)
  * @param figures which figures to measure: {@code push}, {@code burst}, {@code lateness}, {@code memory},
- *     {@code tier-push}, {@code tier-lateness}, {@code tier-memory}
+ *     {@code tier-push}, {@code tier-lateness}, {@code tier-memory}, {@code scale-out}, {@code full-size} (and the
+ *     others of {@link #FIGURES})
  * @param output where the JSON goes, relative to the caller's directory; null: {@code delay-test/target/bench/results.json}
  * @param quick whether {@code --quick} shrank the sizes
  * @param fewThreads concurrent callers of the one-job push at ordinary concurrency (HTTP connections of a pool)

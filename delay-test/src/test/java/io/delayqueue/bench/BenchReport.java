@@ -494,8 +494,9 @@ final class BenchReport {
                     + " s warm-up; Redis bytes per pending job = growth of used_memory"
                     + " on the shared Redis over the jobs; restore = the service stopped, its keys unlinked (its"
                     + " prefix), started again with `delay.journal.restore-on-start=true`: seconds from its launch until"
-                    + " every pending job of the journal is back in Redis (JVM start included; the JSON keeps the start"
-                    + " without a restore beside it).");
+                    + " every pending job of the journal is back in Redis, by the restore, the owner's replay of the"
+                    + " journal's last minute or the tier loader, whichever comes first (JVM start included; the JSON"
+                    + " keeps the start without a restore and the restore's own report beside it).");
         }
         memoryCrossCheck();
         results.forEach((system, byKind) -> byKind.forEach((kind, m) -> m.notes()

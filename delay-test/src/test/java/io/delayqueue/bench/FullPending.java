@@ -13,7 +13,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * (growth of {@code INFO memory} used_memory, and {@code MEMORY USAGE} of the service's keys), the one-job push rate
  * at 8 and 128 callers ({@code POST /push}, due in 30 minutes, after a fixed warm-up), and the restore: the service
  * stopped, its keys unlinked (its prefix only), started again with {@code delay.journal.restore-on-start=true}, timed
- * from its launch until every pending job of the journal is back in its shards' buckets (polled every 100 ms).
+ * from its launch until every pending job of the journal is back in its shards' buckets (polled every 100 ms), by
+ * whichever path puts it back first: the restore (which leaves jobs past the tier loader's watermark to the loader),
+ * the owner's replay of the journal's last minute onto a Redis whose {@code replayed-onto} key is gone, the loader.
  */
 final class FullPending {
     /** The service's default shards. */
