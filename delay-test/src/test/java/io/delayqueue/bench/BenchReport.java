@@ -319,6 +319,13 @@ final class BenchReport {
                         "≤ 0.10"));
             }
             rows.add(new Row(
+                    "scale-out-" + n + "-idle",
+                    size + ": each instance's CPU at rest, before the load (% of a core)",
+                    Kind.SCALE_OUT,
+                    ScaleOut.figure(n, "IdleCorePercent"),
+                    1,
+                    ""));
+            rows.add(new Row(
                     "scale-out-" + n + "-redis-cpu",
                     size + ": Redis CPU per job (µs)",
                     Kind.SCALE_OUT,
@@ -475,7 +482,9 @@ final class BenchReport {
                     + options.scaleOutCallers() + " keep-alive connections per instance push one job per call (`POST"
                     + " /push`, due " + ScaleOut.DELAY_MS
                     + " ms later, called back to the benchmark's receiver) as fast"
-                    + " as answered; after " + options.scaleOutWarmUp().toSeconds() + " s, a window of "
+                    + " as answered; before the load, " + ScaleOut.IDLE.toSeconds()
+                    + " s at rest (the instances' CPU then: the"
+                    + " idle row); after " + options.scaleOutWarmUp().toSeconds() + " s, a window of "
                     + options.scaleOutMeasure().toSeconds() + " s is measured. CPU: utime + stime of every service JVM"
                     + " (/proc), per 1,000 jobs = over the mean of the jobs pushed and handed over in the window;"
                     + " shares: each instance's CPU and its sends (`dispatched` of its `/stats`) over the whole's, the"

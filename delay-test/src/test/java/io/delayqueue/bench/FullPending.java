@@ -77,6 +77,7 @@ final class FullPending {
         AtomicLong restoredAt = new AtomicLong();
         AtomicLong seen = new AtomicLong();
         long launched = System.nanoTime();
+        java.time.Instant launchedAt = java.time.Instant.now(); // to read the service log's timestamps against
         Thread watcher = new Thread(
                 () -> {
                     BenchRedis own = new BenchRedis(BenchRedis.PORT);
@@ -120,6 +121,7 @@ final class FullPending {
                 .with("pushFew", few.toMap())
                 .with("pushMany", many.toMap())
                 .with("restoredJobs", pending)
+                .with("restartLaunchedAt", launchedAt.toString())
                 .with("restartUpSeconds", upSeconds)
                 .with("startWithoutRestoreSeconds", startSeconds)
                 .with("restoreSecondsBeyondStart", restoreSeconds - startSeconds);

@@ -38,6 +38,8 @@ final class ScaleOut {
     static final long DELAY_MS = 2_000;
     /** The service's default, given explicitly: 8 shards divide evenly among 1, 2, 4 and 8 instances. */
     static final int SHARDS = 8;
+    /** The window of the instances' CPU at rest, before the load. */
+    static final Duration IDLE = Duration.ofSeconds(10);
 
     private final BenchOptions options;
     private final Path jar;
@@ -83,7 +85,8 @@ final class ScaleOut {
                         .and(figure(n, "CpuShareSpread"), size.cpuShareSpread)
                         .and(figure(n, "HandOverShareSpread"), size.handOverShareSpread)
                         .and(figure(n, "RedisCpuUsPerJob"), size.redisCpuUsPerJob)
-                        .and(figure(n, "ScriptUsPerJob"), size.scriptUsPerJob);
+                        .and(figure(n, "ScriptUsPerJob"), size.scriptUsPerJob)
+                        .and(figure(n, "IdleCorePercent"), size.idleCoresPerInstance * 100);
                 if (n != options.scaleOutInstances().get(0) && first != null) {
                     r.and(figure(n, "CpuRatio"), size.cpuMsPer1000 / first);
                 }
@@ -107,6 +110,7 @@ final class ScaleOut {
             double handOverShareSpread,
             double redisCpuUsPerJob,
             double scriptUsPerJob,
+            double idleCoresPerInstance,
             Map<String, Object> details) {}
 
     private Size size(int n, String zookeeperConnect, BenchRedis redis, CallbackReceiver receiver) throws Exception {
@@ -152,7 +156,22 @@ final class ScaleOut {
                 throw failed;
             }
             int shards = awaitShardsDivided(instances);
-            return measure(n, shards, instances, redis, receiver, pool);
+            double[] idleCores = idleCores(instances, redis);
+            double idle = idleCores[0];
+            Size size = measure(n, shards, instances, redis, receiver, pool);
+            size.details.put("idleCoresPerInstance", idle);
+            size.details.put("idleRedisCores", idleCores[1]);
+            size.details.put("idleSeconds", IDLE.toSeconds());
+            return new Size(
+                    size.handedOverPerSecond,
+                    size.pushedPerSecond,
+                    size.cpuMsPer1000,
+                    size.cpuShareSpread,
+                    size.handOverShareSpread,
+                    size.redisCpuUsPerJob,
+                    size.scriptUsPerJob,
+                    idle,
+                    size.details);
         } finally {
             for (ServiceProcess p : instances) {
                 try {
@@ -247,7 +266,35 @@ final class ScaleOut {
                 spread(sentByInstance, sent),
                 jobs == 0 ? Double.NaN : redisCpuUs / jobs,
                 jobs == 0 ? Double.NaN : scriptUsec / jobs,
+                Double.NaN,
                 details);
+    }
+
+    /**
+     * The instances' CPU with no load, in cores per instance (0.05: 5% of a core each), and the Redis's, in cores,
+     * over {@link #IDLE}: what an instance costs for being there (scanning its shards every tick, ZooKeeper, the
+     * wake-up subscription), which the CPU per job of a larger cluster carries.
+     */
+    private static double[] idleCores(List<ServiceProcess> instances, BenchRedis redis) throws InterruptedException {
+        long service = 0;
+        for (ServiceProcess p : instances) {
+            service -= CpuTimes.ofProcess(p.pid());
+        }
+        double redisBefore = redisCpuSeconds(redis);
+        long start = System.nanoTime();
+        Thread.sleep(IDLE.toMillis());
+        for (ServiceProcess p : instances) {
+            service += CpuTimes.ofProcess(p.pid());
+        }
+        double redisCpu = redisCpuSeconds(redis) - redisBefore;
+        double elapsed = System.nanoTime() - start;
+        return new double[] {service / elapsed / instances.size(), redisCpu * 1e9 / elapsed};
+    }
+
+    /** {@code INFO cpu} used_cpu_sys + used_cpu_user, seconds. */
+    static double redisCpuSeconds(BenchRedis redis) {
+        Map<String, String> cpu = redis.infoSection("cpu");
+        return Double.parseDouble(cpu.get("used_cpu_sys")) + Double.parseDouble(cpu.get("used_cpu_user"));
     }
 
     private static List<Double> shares(List<Long> parts, long total) {
