@@ -36,7 +36,8 @@ import java.util.Set;
  *     persistence), {@code redisson-fsync} (a private Redis with {@code appendfsync always}), {@code db-scheduler}
  *     (on MariaDB)
  * @param figures which figures to measure: {@code push}, {@code burst}, {@code lateness}, {@code memory},
- *     {@code tier-push}, {@code tier-lateness}, {@code tier-memory}
+ *     {@code tier-push}, {@code tier-lateness}, {@code tier-memory}, {@code scale-out}, {@code full-size} (and the
+ *     others of {@link #FIGURES})
  * @param output where the JSON goes, relative to the caller's directory; null: {@code delay-test/target/bench/results.json}
  * @param quick whether {@code --quick} shrank the sizes
  * @param fewThreads concurrent callers of the one-job push at ordinary concurrency (HTTP connections of a pool)
@@ -51,6 +52,12 @@ import java.util.Set;
  * @param serviceJar the service jar of the HTTP systems; null: the one this tree packages
  * @param beforeJar an earlier build's service jar, measured in the same run as {@code http-before} and {@code
  *     embedded-before}; null: none
+ * @param scaleOutInstances the cluster sizes of the scale-out figure (issue 29, item 5)
+ * @param scaleOutCallers one-job push callers per instance of the scale-out figure
+ * @param scaleOutWarmUp the scale-out load's unmeasured seconds before its window, per cluster size
+ * @param scaleOutMeasure the scale-out figure's measured window, per cluster size
+ * @param fullBurstJobs jobs due at one instant of the full-size burst, by HTTP callback (issue 29, item 6)
+ * @param fullPendingJobs pending jobs of the full-size push, memory and restore figures
  */
 record BenchOptions(
         int runs,
@@ -84,7 +91,13 @@ record BenchOptions(
         int canaryRate,
         Duration canaryDuration,
         Path serviceJar,
-        Path beforeJar) {
+        Path beforeJar,
+        List<Integer> scaleOutInstances,
+        int scaleOutCallers,
+        Duration scaleOutWarmUp,
+        Duration scaleOutMeasure,
+        int fullBurstJobs,
+        int fullPendingJobs) {
 
     static final List<String> SYSTEMS = List.of(
             "inprocess",
@@ -108,7 +121,9 @@ record BenchOptions(
             "purge",
             "tier-push",
             "tier-lateness",
-            "tier-memory");
+            "tier-memory",
+            "scale-out",
+            "full-size");
 
     static final String USAGE =
             """
@@ -133,10 +148,16 @@ record BenchOptions(
               --e2e-rate N            one-job HTTP pushes/s of the end-to-end lateness, through the callback (1000)
               --e2e-seconds S         seconds per end-to-end run (20)
               --canary-topics N       other topics beside the one-topic canary (20000)
+              --scale-out-instances a,b  cluster sizes of the scale-out figure (1,2,4)
+              --scale-out-callers N   one-job push callers per instance, scale-out (8)
+              --scale-out-warmup S    unmeasured seconds of load per cluster size, scale-out (60; quick 5)
+              --scale-out-seconds S   measured seconds per cluster size, scale-out (30; quick 5)
+              --full-burst N          jobs due at one instant, full size, by callback (100000; quick 10000)
+              --full-pending N        pending jobs of the full-size push, memory and restore (1000000; quick 50000)
               --systems a,b           of inprocess,http,embedded,redisson,redisson-fsync,db-scheduler (all),
                                       http-before,embedded-before
               --figures a,b           of push,callback,pull,e2e,canary,retry-storm,burst,lateness,memory,purge,
-                                      tier-push,tier-lateness,tier-memory (all)
+                                      tier-push,tier-lateness,tier-memory,scale-out,full-size (all)
               --service-jar FILE      the service jar of http and embedded (this tree's delay-core-exec.jar)
               --before-jar FILE       an earlier build's jar, run as http-before and embedded-before beside them
               --out FILE              the JSON (delay-test/target/bench/results.json)
@@ -210,7 +231,13 @@ record BenchOptions(
                 200,
                 Duration.ofSeconds(quick ? 5 : 10),
                 jar(flags, "service-jar"),
-                jar(flags, "before-jar"));
+                jar(flags, "before-jar"),
+                integers(flags, "scale-out-instances", List.of(1, 2, 4)),
+                integer(flags, "scale-out-callers", 8),
+                Duration.ofSeconds(integer(flags, "scale-out-warmup", quick ? 5 : 60)),
+                Duration.ofSeconds(integer(flags, "scale-out-seconds", quick ? 5 : 30)),
+                integer(flags, "full-burst", quick ? 10_000 : 100_000),
+                integer(flags, "full-pending", quick ? 50_000 : 1_000_000));
         flags.keySet()
                 .removeAll(Set.of(
                         "quick",
@@ -237,7 +264,13 @@ record BenchOptions(
                         "e2e-seconds",
                         "canary-topics",
                         "service-jar",
-                        "before-jar"));
+                        "before-jar",
+                        "scale-out-instances",
+                        "scale-out-callers",
+                        "scale-out-warmup",
+                        "scale-out-seconds",
+                        "full-burst",
+                        "full-pending"));
         if (!flags.isEmpty()) {
             throw new IllegalArgumentException("unknown flag(s) " + flags.keySet() + "\n" + USAGE);
         }
@@ -250,7 +283,12 @@ record BenchOptions(
                 || options.e2eRate < 1
                 || options.batchThreads < 1
                 || options.memoryRuns < 1
-                || options.purgeRows < 1) {
+                || options.purgeRows < 1
+                || options.scaleOutCallers < 1
+                || options.scaleOutMeasure.isZero()
+                || options.fullBurstJobs < 1
+                || options.fullPendingJobs < 1
+                || options.scaleOutInstances.stream().anyMatch(n -> n < 1)) {
             throw new IllegalArgumentException("runs, threads, batch threads, memory runs, purge rows, consumers,"
                     + " counts, bursts and rates must be at least 1");
         }
@@ -302,6 +340,12 @@ record BenchOptions(
         m.put("canarySeconds", canaryDuration.toSeconds());
         m.put("serviceJar", serviceJar == null ? null : serviceJar.toString());
         m.put("beforeJar", beforeJar == null ? null : beforeJar.toString());
+        m.put("scaleOutInstances", scaleOutInstances);
+        m.put("scaleOutCallersPerInstance", scaleOutCallers);
+        m.put("scaleOutWarmUpSeconds", scaleOutWarmUp.toSeconds());
+        m.put("scaleOutSeconds", scaleOutMeasure.toSeconds());
+        m.put("fullBurstJobs", fullBurstJobs);
+        m.put("fullPendingJobs", fullPendingJobs);
         return m;
     }
 
@@ -326,6 +370,23 @@ record BenchOptions(
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("--" + name + " wants a whole number, not " + v);
         }
+    }
+
+    /** A comma-separated list of whole numbers, e.g. {@code 1,2,4}. */
+    private static List<Integer> integers(Map<String, String> flags, String name, List<Integer> fallback) {
+        String v = flags.get(name);
+        if (v == null) {
+            return fallback;
+        }
+        List<Integer> out = new java.util.ArrayList<>();
+        for (String part : v.split(",")) {
+            try {
+                out.add(Integer.parseInt(part.trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--" + name + " wants whole numbers separated by commas, not " + v);
+            }
+        }
+        return List.copyOf(out);
     }
 
     private static Set<String> names(Map<String, String> flags, String name, List<String> known) {

@@ -43,6 +43,18 @@ final class BenchRedis implements AutoCloseable {
         throw new IllegalStateException("INFO " + section + " has no " + field);
     }
 
+    /** The fields of an {@code INFO} section ({@code used_cpu_sys}, {@code cmdstat_evalsha}, ...). */
+    java.util.Map<String, String> infoSection(String section) {
+        java.util.Map<String, String> fields = new java.util.LinkedHashMap<>();
+        for (String line : jedis.info(section).split("\r?\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && !line.startsWith("#")) {
+                fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+            }
+        }
+        return fields;
+    }
+
     /** {@code CONFIG GET parameter}'s value. */
     String config(String parameter) {
         return jedis.configGet(parameter).get(parameter);
@@ -54,6 +66,11 @@ final class BenchRedis implements AutoCloseable {
             Thread.sleep(50);
         }
         return Long.parseLong(info("memory", "used_memory"));
+    }
+
+    /** {@code ZCARD key}. */
+    long zcard(String key) {
+        return jedis.zcard(key);
     }
 
     /** Keys matching a glob, found with SCAN (never KEYS, which blocks the server). */

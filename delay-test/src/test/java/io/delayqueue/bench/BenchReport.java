@@ -109,7 +109,7 @@ final class BenchReport {
     private static List<Row> rows(BenchOptions o) {
         String few = number(o.fewThreads(), 0) + " callers";
         String many = number(o.threads(), 0) + " callers";
-        return List.of(
+        List<Row> rows = new ArrayList<>(List.of(
                 new Row(
                         "push-few",
                         "push, one job per call, " + few + " (jobs/s)",
@@ -275,7 +275,110 @@ final class BenchReport {
                         Kind.TIER_MEMORY,
                         "bytesPerJob",
                         1,
-                        "< 5% of 326"));
+                        "< 5% of 326")));
+        int first = o.scaleOutInstances().get(0);
+        for (int n : o.scaleOutInstances()) {
+            String size = "scale-out, " + n + " instance" + (n == 1 ? "" : "s");
+            rows.add(new Row(
+                    "scale-out-" + n + "-rate",
+                    size + ": jobs/s handed over, the whole",
+                    Kind.SCALE_OUT,
+                    ScaleOut.figure(n, "JobsPerSecond"),
+                    0,
+                    ""));
+            rows.add(new Row(
+                    "scale-out-" + n + "-cpu",
+                    size + ": service CPU ms per 1,000 jobs pushed and handed over, all instances",
+                    Kind.SCALE_OUT,
+                    ScaleOut.figure(n, "CpuMsPer1000"),
+                    0,
+                    ""));
+            if (n != first) {
+                rows.add(new Row(
+                        "scale-out-" + n + "-cpu-ratio",
+                        size + ": that CPU over " + first + " instance" + (first == 1 ? "'s" : "s'"),
+                        Kind.SCALE_OUT,
+                        ScaleOut.figure(n, "CpuRatio"),
+                        2,
+                        "≤ 1.10"));
+            }
+            if (n > 1) {
+                rows.add(new Row(
+                        "scale-out-" + n + "-cpu-share",
+                        size + ": the farthest instance's CPU share from 1/" + n + " (relative)",
+                        Kind.SCALE_OUT,
+                        ScaleOut.figure(n, "CpuShareSpread"),
+                        2,
+                        "≤ 0.10"));
+                rows.add(new Row(
+                        "scale-out-" + n + "-hand-over-share",
+                        size + ": the farthest instance's share of the hand-overs from 1/" + n + " (relative)",
+                        Kind.SCALE_OUT,
+                        ScaleOut.figure(n, "HandOverShareSpread"),
+                        2,
+                        "≤ 0.10"));
+            }
+            rows.add(new Row(
+                    "scale-out-" + n + "-idle",
+                    size + ": each instance's CPU at rest, before the load (% of a core)",
+                    Kind.SCALE_OUT,
+                    ScaleOut.figure(n, "IdleCorePercent"),
+                    1,
+                    ""));
+            rows.add(new Row(
+                    "scale-out-" + n + "-redis-cpu",
+                    size + ": Redis CPU per job (µs)",
+                    Kind.SCALE_OUT,
+                    ScaleOut.figure(n, "RedisCpuUsPerJob"),
+                    1,
+                    ""));
+            rows.add(new Row(
+                    "scale-out-" + n + "-scripts",
+                    size + ": Redis script time per job (µs, EVALSHA usec)",
+                    Kind.SCALE_OUT,
+                    ScaleOut.figure(n, "ScriptUsPerJob"),
+                    1,
+                    ""));
+        }
+        rows.add(new Row(
+                "full-burst",
+                "hand-over by HTTP callback, " + number(o.fullBurstJobs(), 0) + " due at one instant (jobs/s)",
+                Kind.FULL_BURST,
+                "jobsPerSecond",
+                0,
+                ""));
+        rows.add(new Row(
+                "full-burst-last", "the same: the last one's lateness (ms)", Kind.FULL_BURST, "lastLateMs", 0, ""));
+        String pending = number(o.fullPendingJobs(), 0) + " pending";
+        rows.add(new Row(
+                "full-push-few",
+                "push, one job per call, " + few + ", " + pending + " (jobs/s)",
+                Kind.FULL_PENDING,
+                "pushFewJobsPerSecond",
+                0,
+                "as push with none pending"));
+        rows.add(new Row(
+                "full-push-many",
+                "push, one job per call, " + many + ", " + pending + " (jobs/s)",
+                Kind.FULL_PENDING,
+                "pushManyJobsPerSecond",
+                0,
+                "as push with none pending"));
+        rows.add(new Row(
+                "full-memory",
+                "Redis bytes per pending job, " + pending + " (over HTTP)",
+                Kind.FULL_PENDING,
+                "bytesPerJob",
+                0,
+                ""));
+        rows.add(new Row(
+                "full-restore",
+                "restore of the " + pending + " into an emptied Redis: launch to the last back (s)",
+                Kind.FULL_PENDING,
+                "restoreSeconds",
+                1,
+                ""));
+        return rows;
     }
 
     private void addNotes() {
@@ -369,6 +472,40 @@ final class BenchReport {
                     + " s while one pass of journal retention runs (`delay.journal.retention` 7d, the default batch"
                     + " of " + JournalSettings.DEFAULT_PURGE_BATCH_SIZE + " jobs and pause);"
                     + " the purge rate is the whole pass's, pushes ran during its first seconds. One run.");
+        }
+        if (options.measures("scale-out")) {
+            notes.add("Scale-out (issue 29, item 5): the packaged service in `cluster` mode (`delay.ha.mode=cluster`, "
+                    + ScaleOut.SHARDS + " shards) with " + options.scaleOutInstances()
+                    + " instances, one size after the"
+                    + " other, on one private `redis-server` (no persistence; its INFO is this queue's alone), one MariaDB"
+                    + " journal (`sync`) and a ZooKeeper in the benchmark's JVM (Curator's TestingServer). "
+                    + options.scaleOutCallers() + " keep-alive connections per instance push one job per call (`POST"
+                    + " /push`, due " + ScaleOut.DELAY_MS
+                    + " ms later, called back to the benchmark's receiver) as fast"
+                    + " as answered; before the load, " + ScaleOut.IDLE.toSeconds()
+                    + " s at rest (the instances' CPU then: the"
+                    + " idle row); after " + options.scaleOutWarmUp().toSeconds() + " s, a window of "
+                    + options.scaleOutMeasure().toSeconds() + " s is measured. CPU: utime + stime of every service JVM"
+                    + " (/proc), per 1,000 jobs = over the mean of the jobs pushed and handed over in the window;"
+                    + " shares: each instance's CPU and its sends (`dispatched` of its `/stats`) over the whole's, the"
+                    + " table shows the farthest |share x N - 1|; Redis: `INFO cpu` used_cpu_sys + used_cpu_user and"
+                    + " `INFO commandstats` EVALSHA usec, per job. The benchmark reports; it does not assert.");
+        }
+        if (options.measures("full-size")) {
+            notes.add("Full size (issue 29, item 6), over HTTP on the MariaDB set-up: a burst of "
+                    + number(options.fullBurstJobs(), 0) + " jobs due at one instant, loaded ahead with `POST"
+                    + " /push/batch`, called back (as the callback row; one run after a warm-up burst of "
+                    + number(options.callbackBurstJobs(), 0) + "). Then " + number(options.fullPendingJobs(), 0)
+                    + " jobs loaded with `POST /push/batch` (1,000 per call, 4 connections), due 20-40 min ahead"
+                    + " (pending, inside the 1 h tier horizon: all in Redis); with them pending, one-job pushes (due in"
+                    + " 30 min) from " + options.fewThreads() + " and " + options.threads() + " callers after a "
+                    + options.pushWarmUp().toSeconds()
+                    + " s warm-up; Redis bytes per pending job = growth of used_memory"
+                    + " on the shared Redis over the jobs; restore = the service stopped, its keys unlinked (its"
+                    + " prefix), started again with `delay.journal.restore-on-start=true`: seconds from its launch until"
+                    + " every pending job of the journal is back in Redis, by the restore, the owner's replay of the"
+                    + " journal's last minute or the tier loader, whichever comes first (JVM start included; the JSON"
+                    + " keeps the start without a restore and the restore's own report beside it).");
         }
         memoryCrossCheck();
         results.forEach((system, byKind) -> byKind.forEach((kind, m) -> m.notes()
@@ -564,7 +701,9 @@ final class BenchReport {
             return "no runs";
         }
         String text = number(median, row.decimals());
-        if (m.runs().size() < options.runs() && row.kind() != Kind.MEMORY && row.kind() != Kind.PURGE) {
+        if (m.runs().size() < options.runs()
+                && !java.util.Set.of(Kind.MEMORY, Kind.PURGE, Kind.SCALE_OUT, Kind.FULL_BURST, Kind.FULL_PENDING)
+                        .contains(row.kind())) {
             text += " (" + m.runs().size() + " run" + (m.runs().size() == 1 ? "" : "s") + ")";
         } else if (m.runs().size() > 1) {
             double min = m.runs().stream()

@@ -25,8 +25,14 @@ interface BenchTarget extends AutoCloseable {
         PURGE,
         TIER_PUSH,
         TIER_LATENESS,
-        TIER_MEMORY
+        TIER_MEMORY,
+        SCALE_OUT,
+        FULL_BURST,
+        FULL_PENDING
     }
+
+    /** Why a system does not measure the scale-out and full-size figures (issue 29, items 5 and 6). */
+    String PACKAGED_ONLY = "the packaged service on MariaDB only";
 
     /** Why a system without tiers does not measure the tier figures. */
     String NO_TIERS = "keeps every pending job in Redis";
@@ -39,6 +45,7 @@ interface BenchTarget extends AutoCloseable {
         return switch (kind) {
             case TIER_PUSH, TIER_LATENESS, TIER_MEMORY -> NO_TIERS;
             case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY, RETRY_STORM -> OVER_HTTP;
+            case SCALE_OUT, FULL_BURST, FULL_PENDING -> PACKAGED_ONLY;
             default -> null;
         };
     }
@@ -131,6 +138,28 @@ interface BenchTarget extends AutoCloseable {
      */
     default RunResult retryStorm(int knownIds, int rate, Duration duration) throws Exception {
         throw new UnsupportedOperationException(OVER_HTTP);
+    }
+
+    /**
+     * The cost of scaling out ({@link ScaleOut}): the packaged service in cluster mode at each size of {@code
+     * --scale-out-instances}, on one Redis and one journal: the whole's hand-over rate, CPU per 1,000 jobs, each
+     * instance's share.
+     */
+    default RunResult scaleOut() throws Exception {
+        throw new UnsupportedOperationException(PACKAGED_ONLY);
+    }
+
+    /** {@code jobs} jobs due at one instant handed over by HTTP callback ({@code jobsPerSecond}, {@code lastLateMs}). */
+    default RunResult fullBurst(int jobs) throws Exception {
+        throw new UnsupportedOperationException(PACKAGED_ONLY);
+    }
+
+    /**
+     * With {@code jobs} jobs pending: the one-job push rate, Redis bytes per pending job, and the time a restart with
+     * restore on start takes to put them all back into an emptied Redis ({@link FullPending}).
+     */
+    default RunResult fullPending(int jobs) throws Exception {
+        throw new UnsupportedOperationException(PACKAGED_ONLY);
     }
 
     @Override

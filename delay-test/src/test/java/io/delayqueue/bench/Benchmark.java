@@ -142,6 +142,8 @@ public final class Benchmark {
             case TIER_PUSH -> "tier-push";
             case TIER_LATENESS -> "tier-lateness";
             case TIER_MEMORY -> "tier-memory";
+            case SCALE_OUT -> "scale-out";
+            case FULL_BURST, FULL_PENDING -> "full-size";
         };
     }
 
@@ -246,6 +248,27 @@ public final class Benchmark {
                                 what + " run " + i,
                                 target.tierLateness(options.latenessRate(), options.latenessDuration())));
                     }
+                }
+                case SCALE_OUT -> {
+                    m.add(report(what + " (" + options.scaleOutInstances() + " instances)", target.scaleOut()));
+                    m.note("one run: each cluster size warms up for "
+                            + options.scaleOutWarmUp().toSeconds() + " s of the same load before its measured window");
+                }
+                case FULL_BURST -> {
+                    // a fresh service's first bursts are slower (issue 29, item 4): one of the ordinary size first
+                    m.warmUp(report(
+                            what + " warm-up (" + options.callbackBurstJobs() + " jobs)",
+                            target.callbackBurst(options.callbackBurstJobs())));
+                    m.add(report(
+                            what + " (" + options.fullBurstJobs() + " jobs)",
+                            target.fullBurst(options.fullBurstJobs())));
+                    m.note("one run, after one burst of " + options.callbackBurstJobs() + " as the warm-up");
+                }
+                case FULL_PENDING -> {
+                    m.add(report(
+                            what + " (" + options.fullPendingJobs() + " pending)",
+                            target.fullPending(options.fullPendingJobs())));
+                    m.note("one run");
                 }
                 case TIER_MEMORY -> {
                     for (int i = 1; i <= options.memoryRuns(); i++) {

@@ -43,6 +43,17 @@ record CpuTimes(Map<String, Long> nanos) {
                 + String.format(Locale.ROOT, ", total %.1f us", total / 1e3 / jobs);
     }
 
+    /** utime + stime of the process {@code pid} so far, in nanoseconds; 0 where /proc cannot tell. */
+    static long ofProcess(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * TICK_NANOS; // utime, stime
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
     /** utime + stime of every process whose command is {@code command}, or 0 where /proc cannot tell. */
     private static long serverNanos(String command) {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {

@@ -233,6 +233,7 @@ final class DbSchedulerTarget implements BenchTarget {
             case MEMORY -> "no Redis";
             case PURGE -> "an executed instance is deleted at once";
             case TIER_PUSH, TIER_LATENESS, TIER_MEMORY -> "keeps every pending job in its table";
+            case SCALE_OUT, FULL_BURST, FULL_PENDING -> PACKAGED_ONLY;
             default -> null;
         };
     }

@@ -37,10 +37,17 @@ final class HttpTarget implements BenchTarget {
     private final BenchDatabase database; // null on the embedded default
     private final String prefix = BenchRedis.uniqueName("http");
     private final Path workDir;
-    private final ServiceProcess service;
+    private final Path jar;
+    private final Path benchDir;
+    private final Path log;
+    private final List<String> args;
+    private ServiceProcess service; // replaced by the full-size restore's restart
     private final CallbackReceiver receiver; // null on the embedded default
-    private final UserPaths paths;
-    private final int port;
+    private UserPaths paths;
+    private int port;
+    /** Seconds from launching the service to its health saying UP, without a restore. */
+    private final double startSeconds;
+
     private final byte[] single;
     private final byte[] batch;
 
@@ -58,6 +65,8 @@ final class HttpTarget implements BenchTarget {
             jar = root.resolve("delay-core/target/delay-core-exec.jar");
         }
         Path benchDir = root.resolve("delay-test/target/bench");
+        this.jar = jar;
+        this.benchDir = benchDir;
         this.workDir = benchDir.resolve(BenchRedis.uniqueName(embedded ? "embedded" : "http"));
         String logName = (embedded ? "service-embedded" : "service") + "-" + jar.getFileName() + ".log";
         List<String> args = new ArrayList<>();
@@ -77,13 +86,17 @@ final class HttpTarget implements BenchTarget {
                     "--delay.journal.restore-on-start=false"));
             args.addAll(UserPaths.routes());
         }
+        this.args = List.copyOf(args);
+        this.log = benchDir.resolve(logName);
         ServiceProcess started;
+        long launched = System.nanoTime();
         try {
-            started = ServiceProcess.start(jar, workDir, benchDir.resolve(logName), args);
+            started = ServiceProcess.start(jar, workDir, log, args);
         } catch (Exception e) {
             closeQuietly();
             throw e;
         }
+        this.startSeconds = (System.nanoTime() - launched) / 1e9;
         this.service = started;
         this.port = started.port();
         this.paths = receiver == null ? null : new UserPaths(port, receiver, options.bodyBytes(), options.pullCount());
@@ -94,6 +107,7 @@ final class HttpTarget implements BenchTarget {
         return switch (kind) {
             case PUSH_FEW, PUSH_SINGLE, PUSH_BATCH -> null;
             case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY, RETRY_STORM -> embedded ? ON_MARIADB : null;
+            case SCALE_OUT, FULL_BURST, FULL_PENDING -> embedded ? ON_MARIADB : null;
             default -> SAME_ENGINE;
         };
     }
@@ -131,6 +145,67 @@ final class HttpTarget implements BenchTarget {
     @Override
     public RunResult retryStorm(int knownIds, int rate, Duration duration) throws Exception {
         return thenClean(() -> paths.retryStorm(knownIds, rate, duration));
+    }
+
+    @Override
+    public RunResult scaleOut() throws Exception {
+        return new ScaleOut(options, jar, benchDir).run();
+    }
+
+    @Override
+    public RunResult fullBurst(int jobs) throws Exception {
+        return thenClean(() -> paths.callbackBurst(jobs));
+    }
+
+    @Override
+    public RunResult fullPending(int jobs) throws Exception {
+        try {
+            clean();
+            RunResult run = new FullPending(options, benchRedis, database, prefix, port)
+                    .run(jobs, startSeconds, this::stopAndFlush, this::startRestoring);
+            // the restore's own report, logged when it returns (the jobs may all be back before: the owner's replay
+            // of the journal's last minute and the tier loader put jobs back beside it)
+            String[] line = {null};
+            org.awaitility.Awaitility.await("the restore's report in " + restoreLog())
+                    .atMost(Duration.ofMinutes(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        try (var lines = Files.lines(restoreLog())) {
+                            line[0] = lines.filter(l -> l.contains("restored from the journal at start-up"))
+                                    .findFirst()
+                                    .orElse(null);
+                        }
+                        return line[0] != null;
+                    });
+            run.with("restoreLogLine", line[0].trim());
+            return run;
+        } finally {
+            clean();
+        }
+    }
+
+    /** Stops the service (gracefully) and unlinks its Redis keys, its prefix only; the journal stays. */
+    private void stopAndFlush() throws Exception {
+        service.close();
+        benchRedis.unlink("{" + prefix + ":*");
+    }
+
+    /**
+     * Starts the service again in place of the one {@link #stopAndFlush()} stopped, with {@code
+     * delay.journal.restore-on-start=true}; returns once its health is UP.
+     */
+    private void startRestoring() throws Exception {
+        List<String> restoring = new ArrayList<>(args.stream()
+                .filter(a -> !a.startsWith("--delay.journal.restore-on-start="))
+                .toList());
+        restoring.add("--delay.journal.restore-on-start=true");
+        service = ServiceProcess.start(jar, workDir, restoreLog(), restoring);
+        port = service.port();
+        paths = new UserPaths(port, receiver, options.bodyBytes(), options.pullCount());
+    }
+
+    private Path restoreLog() {
+        return log.resolveSibling("service-restore-" + log.getFileName());
     }
 
     /** One run of a user path, then the keys and rows it left go. */

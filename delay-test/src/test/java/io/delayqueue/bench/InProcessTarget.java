@@ -239,6 +239,7 @@ final class InProcessTarget implements BenchTarget {
     public String notMeasured(Kind kind) {
         return switch (kind) {
             case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY, RETRY_STORM -> OVER_HTTP;
+            case SCALE_OUT, FULL_BURST, FULL_PENDING -> PACKAGED_ONLY;
             default -> null;
         };
     }

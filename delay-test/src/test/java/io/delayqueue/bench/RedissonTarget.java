@@ -161,6 +161,7 @@ final class RedissonTarget implements BenchTarget {
             case RETRY_STORM -> "no client ids";
             case PURGE -> "no journal";
             case TIER_PUSH, TIER_LATENESS, TIER_MEMORY -> NO_TIERS;
+            case SCALE_OUT, FULL_BURST, FULL_PENDING -> PACKAGED_ONLY;
             default -> null;
         };
     }

@@ -64,6 +64,15 @@ final class ServiceProcess implements AutoCloseable {
         return port;
     }
 
+    /** The service JVM's process id (the {@code java} launcher runs the JVM in its own process). */
+    long pid() {
+        return process.pid();
+    }
+
+    Path log() {
+        return log;
+    }
+
     private void awaitUp(Duration timeout) {
         await("the service on port " + port + " is up (its log: " + log + ")")
                 .atMost(timeout)

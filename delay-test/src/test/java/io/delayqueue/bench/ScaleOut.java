@@ -1,0 +1,429 @@
+package io.delayqueue.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delayqueue.e2e.support.RedisServerProcess;
+import io.delayqueue.queue.testing.ZooKeeperFixture;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * The cost of scaling out (issue 29, item 5): the packaged service in {@code cluster} mode with 1, 2, 4 ... instances
+ * ({@code --scale-out-instances}) on one Redis, one MariaDB journal and a ZooKeeper in this JVM (Curator's {@link
+ * TestingServer}, as the HA tests run it). The Redis is a private {@code redis-server} (no persistence, started and
+ * stopped here): its {@code INFO cpu} and {@code INFO commandstats} are then this queue's alone, which on the shared
+ * Redis other work would move.
+ *
+ * <p>Each size: the instances start on a fresh prefix and journal database, the shards are divided among them, then
+ * {@code --scale-out-callers} keep-alive connections per instance push one job per call ({@code POST /push}, the
+ * callback topic, due 2 s later) as fast as they are answered, each due job called back to the benchmark's receiver.
+ * After {@code --scale-out-warmup} s of that load, a window of {@code --scale-out-seconds} s is measured: jobs pushed
+ * (answered in the window), jobs handed over (received in the window), the CPU of every service JVM ({@code
+ * /proc/<pid>/stat} utime + stime), each instance's sends ({@code dispatched} of its {@code /stats}), and the
+ * Redis's CPU and script time. A job costs a push and a hand-over: CPU per 1,000 jobs divides by the mean of the
+ * jobs pushed and the jobs handed over in the window (equal in a steady state).
+ */
+final class ScaleOut {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** How far ahead each job is due: soon, so that the window has pushes and hand-overs both. */
+    static final long DELAY_MS = 2_000;
+    /** The service's default, given explicitly: 8 shards divide evenly among 1, 2, 4 and 8 instances. */
+    static final int SHARDS = 8;
+    /** The window of the instances' CPU at rest, before the load. */
+    static final Duration IDLE = Duration.ofSeconds(10);
+
+    private final BenchOptions options;
+    private final Path jar;
+    private final Path benchDir;
+
+    ScaleOut(BenchOptions options, Path jar, Path benchDir) {
+        this.options = options;
+        this.jar = jar;
+        this.benchDir = benchDir;
+    }
+
+    /** Figure names of size {@code n}, e.g. {@code n2JobsPerSecond}. */
+    static String figure(int n, String name) {
+        return "n" + n + name;
+    }
+
+    RunResult run() throws Exception {
+        RunResult result = null;
+        Map<String, Object> perSize = new LinkedHashMap<>();
+        Double first = null; // CPU per 1,000 jobs of the first size listed, the ratios' base
+        try (TestingServer zookeeper = ZooKeeperFixture.startServer();
+                RedisServerProcess redisServer = RedisServerProcess.start("bench-scale-out", null, List.of());
+                BenchRedis redis = new BenchRedis(redisServer.port());
+                CallbackReceiver receiver = new CallbackReceiver()) {
+            for (int n : options.scaleOutInstances()) {
+                Size size;
+                try {
+                    size = size(n, zookeeper.getConnectString(), redis, receiver);
+                } catch (Exception e) {
+                    // the other sizes still run; this one's rows show no figure, the JSON says why
+                    System.err.println("[bench] scale-out with " + n + " instances failed: " + e);
+                    perSize.put("n" + n, Map.of("failed", String.valueOf(e)));
+                    continue;
+                }
+                if (n == options.scaleOutInstances().get(0)) {
+                    first = size.cpuMsPer1000;
+                }
+                RunResult r = result == null
+                        ? result = RunResult.of(figure(n, "JobsPerSecond"), size.handedOverPerSecond)
+                        : result.and(figure(n, "JobsPerSecond"), size.handedOverPerSecond);
+                r.and(figure(n, "PushesPerSecond"), size.pushedPerSecond)
+                        .and(figure(n, "CpuMsPer1000"), size.cpuMsPer1000)
+                        .and(figure(n, "CpuShareSpread"), size.cpuShareSpread)
+                        .and(figure(n, "HandOverShareSpread"), size.handOverShareSpread)
+                        .and(figure(n, "RedisCpuUsPerJob"), size.redisCpuUsPerJob)
+                        .and(figure(n, "ScriptUsPerJob"), size.scriptUsPerJob)
+                        .and(figure(n, "IdleCorePercent"), size.idleCoresPerInstance * 100);
+                if (n != options.scaleOutInstances().get(0) && first != null) {
+                    r.and(figure(n, "CpuRatio"), size.cpuMsPer1000 / first);
+                }
+                perSize.put("n" + n, size.details);
+            }
+        }
+        if (result == null) {
+            throw new IllegalStateException("every cluster size failed: " + perSize);
+        }
+        return result.with("sizes", perSize)
+                .with("callersPerInstance", options.scaleOutCallers())
+                .with("delayMs", DELAY_MS);
+    }
+
+    /** What one cluster size measured. */
+    private record Size(
+            double handedOverPerSecond,
+            double pushedPerSecond,
+            double cpuMsPer1000,
+            double cpuShareSpread,
+            double handOverShareSpread,
+            double redisCpuUsPerJob,
+            double scriptUsPerJob,
+            double idleCoresPerInstance,
+            Map<String, Object> details) {}
+
+    private Size size(int n, String zookeeperConnect, BenchRedis redis, CallbackReceiver receiver) throws Exception {
+        String prefix = BenchRedis.uniqueName("scale" + n);
+        List<ServiceProcess> instances = new ArrayList<>();
+        BenchDatabase database = BenchDatabase.create();
+        ExecutorService pool = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "bench-scale-out");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            database.migrate(); // once, before the instances: their Flyway then finds the schema in place
+            List<Future<ServiceProcess>> starting = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String name = "i" + i;
+                List<String> args = new ArrayList<>(List.of(
+                        "--delay.redis.uri=" + redis.uri(),
+                        "--delay.redis.prefix=" + prefix,
+                        "--spring.datasource.url=" + database.jdbcUrl(),
+                        "--spring.datasource.username=" + BenchDatabase.USER,
+                        "--spring.datasource.password=" + BenchDatabase.PASSWORD,
+                        "--delay.journal.mode=sync",
+                        "--delay.journal.restore-on-start=false",
+                        "--delay.shards=" + SHARDS,
+                        "--delay.ha.mode=cluster",
+                        "--delay.ha.instance-id=" + name,
+                        "--delay.zk.connect=" + zookeeperConnect));
+                args.addAll(UserPaths.routes());
+                Path work = benchDir.resolve(prefix + "-" + name);
+                Path log = benchDir.resolve("service-scale-out-" + n + "-" + name + ".log");
+                starting.add(pool.submit(() -> ServiceProcess.start(jar, work, log, args)));
+            }
+            Exception failed = null;
+            for (Future<ServiceProcess> f : starting) {
+                try {
+                    instances.add(f.get());
+                } catch (java.util.concurrent.ExecutionException e) {
+                    failed = e.getCause() instanceof Exception c ? c : e;
+                }
+            }
+            if (failed != null) {
+                throw failed;
+            }
+            int shards = awaitShardsDivided(instances);
+            double[] idleCores = idleCores(instances, redis);
+            double idle = idleCores[0];
+            Size size = measure(n, shards, instances, redis, receiver, pool);
+            size.details.put("idleCoresPerInstance", idle);
+            size.details.put("idleRedisCores", idleCores[1]);
+            size.details.put("idleSeconds", IDLE.toSeconds());
+            return new Size(
+                    size.handedOverPerSecond,
+                    size.pushedPerSecond,
+                    size.cpuMsPer1000,
+                    size.cpuShareSpread,
+                    size.handOverShareSpread,
+                    size.redisCpuUsPerJob,
+                    size.scriptUsPerJob,
+                    idle,
+                    size.details);
+        } finally {
+            for (ServiceProcess p : instances) {
+                try {
+                    p.close();
+                } catch (Exception e) {
+                    // the others still stop
+                }
+            }
+            pool.shutdownNow();
+            redis.unlink("{" + prefix + ":*");
+            database.close();
+            deleteWorkDirs(prefix);
+        }
+    }
+
+    private Size measure(
+            int n,
+            int shards,
+            List<ServiceProcess> instances,
+            BenchRedis redis,
+            CallbackReceiver receiver,
+            ExecutorService pool)
+            throws Exception {
+        HandOvers handOvers = HandOvers.counting();
+        receiver.recordInto(handOvers);
+        byte[] job = ("{\"topic\":\"" + UserPaths.CALLBACK_TOPIC + "\",\"body\":\"" + "x".repeat(options.bodyBytes())
+                        + "\",\"delay\":" + DELAY_MS + ",\"url\":\"" + receiver.url() + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
+        Duration warmUp = options.scaleOutWarmUp();
+        Duration window = options.scaleOutMeasure();
+        long start = System.nanoTime();
+        List<Future<RunResult>> loads = new ArrayList<>();
+        for (ServiceProcess p : instances) {
+            loads.add(pool.submit(() -> HttpPushLoad.run(
+                    "127.0.0.1", p.port(), "/push", job, 1, options.scaleOutCallers(), warmUp, window)));
+        }
+        sleepUntil(start + warmUp.toNanos());
+        Snapshot before = Snapshot.take(instances, redis, handOvers);
+        sleepUntil(start + warmUp.plus(window).toNanos());
+        Snapshot after = Snapshot.take(instances, redis, handOvers);
+        long pushed = 0;
+        List<Long> pushedByInstance = new ArrayList<>();
+        for (Future<RunResult> f : loads) {
+            long jobs = ((Number) f.get().details().get("jobs")).longValue();
+            pushedByInstance.add(jobs);
+            pushed += jobs;
+        }
+        receiver.recordInto(HandOvers.counting());
+        double seconds = window.toNanos() / 1e9;
+        long handedOver = after.handedOver - before.handedOver;
+        double jobs = (pushed + handedOver) / 2.0;
+        List<Long> cpuByInstance = new ArrayList<>();
+        List<Long> sentByInstance = new ArrayList<>();
+        long cpu = 0;
+        long sent = 0;
+        for (int i = 0; i < n; i++) {
+            long c = after.cpuNanos.get(i) - before.cpuNanos.get(i);
+            long s = after.dispatched.get(i) - before.dispatched.get(i);
+            cpuByInstance.add(c);
+            sentByInstance.add(s);
+            cpu += c;
+            sent += s;
+        }
+        double redisCpuUs = (after.redisCpuSeconds - before.redisCpuSeconds) * 1e6;
+        long scriptCalls = after.scriptCalls - before.scriptCalls;
+        long scriptUsec = after.scriptUsec - before.scriptUsec;
+        long commands = after.commands - before.commands;
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("instances", n);
+        details.put("shards", shards);
+        details.put("seconds", seconds);
+        details.put("pushed", pushed);
+        details.put("handedOver", handedOver);
+        details.put("pushedByInstance", pushedByInstance);
+        details.put("serviceCpuSeconds", cpu / 1e9);
+        details.put(
+                "cpuSecondsByInstance", cpuByInstance.stream().map(c -> c / 1e9).toList());
+        details.put("cpuShareByInstance", shares(cpuByInstance, cpu));
+        details.put("sentByInstance", sentByInstance);
+        details.put("sentShareByInstance", shares(sentByInstance, sent));
+        details.put("redisCpuSeconds", redisCpuUs / 1e6);
+        details.put("redisCommandsPerJob", commands / jobs);
+        details.put("scriptCallsPerJob", scriptCalls / jobs);
+        details.put("scriptUsPerCall", scriptCalls == 0 ? 0 : (double) scriptUsec / scriptCalls);
+        details.put("scriptUsByCommand", after.scriptUsecByCommand(before, jobs));
+        details.put("loadAverage", BenchEnvironment.loadAverage());
+        return new Size(
+                handedOver / seconds,
+                pushed / seconds,
+                jobs == 0 ? Double.NaN : cpu / 1e6 / jobs * 1_000,
+                spread(cpuByInstance, cpu),
+                spread(sentByInstance, sent),
+                jobs == 0 ? Double.NaN : redisCpuUs / jobs,
+                jobs == 0 ? Double.NaN : scriptUsec / jobs,
+                Double.NaN,
+                details);
+    }
+
+    /**
+     * The instances' CPU with no load, in cores per instance (0.05: 5% of a core each), and the Redis's, in cores,
+     * over {@link #IDLE}: what an instance costs for being there (scanning its shards every tick, ZooKeeper, the
+     * wake-up subscription), which the CPU per job of a larger cluster carries.
+     */
+    private static double[] idleCores(List<ServiceProcess> instances, BenchRedis redis) throws InterruptedException {
+        long service = 0;
+        for (ServiceProcess p : instances) {
+            service -= CpuTimes.ofProcess(p.pid());
+        }
+        double redisBefore = redisCpuSeconds(redis);
+        long start = System.nanoTime();
+        Thread.sleep(IDLE.toMillis());
+        for (ServiceProcess p : instances) {
+            service += CpuTimes.ofProcess(p.pid());
+        }
+        double redisCpu = redisCpuSeconds(redis) - redisBefore;
+        double elapsed = System.nanoTime() - start;
+        return new double[] {service / elapsed / instances.size(), redisCpu * 1e9 / elapsed};
+    }
+
+    /** {@code INFO cpu} used_cpu_sys + used_cpu_user, seconds. */
+    static double redisCpuSeconds(BenchRedis redis) {
+        Map<String, String> cpu = redis.infoSection("cpu");
+        return Double.parseDouble(cpu.get("used_cpu_sys")) + Double.parseDouble(cpu.get("used_cpu_user"));
+    }
+
+    private static List<Double> shares(List<Long> parts, long total) {
+        return parts.stream().map(p -> total == 0 ? 0.0 : (double) p / total).toList();
+    }
+
+    /** The largest distance of an instance's share from 1/n, relative to 1/n (0.1: one instance 10% off its share). */
+    private static double spread(List<Long> parts, long total) {
+        int n = parts.size();
+        double worst = 0;
+        for (long p : parts) {
+            double share = total == 0 ? 0 : (double) p / total;
+            worst = Math.max(worst, Math.abs(share * n - 1));
+        }
+        return worst;
+    }
+
+    /** Waits until the instances' owned shards (their health's coordination details) cover every shard once. */
+    private static int awaitShardsDivided(List<ServiceProcess> instances) {
+        org.awaitility.Awaitility.await("the shards are divided among " + instances.size() + " instances")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> {
+                    List<Integer> owned = new ArrayList<>();
+                    for (ServiceProcess p : instances) {
+                        JsonNode health = get(p.port(), "/actuator/health");
+                        JsonNode details =
+                                health.path("components").path("coordination").path("details");
+                        details.path("ownedShards").forEach(s -> owned.add(s.asInt()));
+                        if (details.path("ownedShards").isEmpty()) {
+                            return false;
+                        }
+                    }
+                    return owned.size() == SHARDS && owned.stream().distinct().count() == SHARDS;
+                });
+        return SHARDS;
+    }
+
+    static JsonNode get(int port, String path) throws Exception {
+        try (HttpConnection c = new HttpConnection("127.0.0.1", port)) {
+            return JSON.readTree(c.get(path).body());
+        }
+    }
+
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        long left = nanoTime - System.nanoTime();
+        if (left > 0) {
+            Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+        }
+    }
+
+    private void deleteWorkDirs(String prefix) throws java.io.IOException {
+        try (var dirs = java.nio.file.Files.list(benchDir)) {
+            for (Path dir : dirs.filter(d -> d.getFileName().toString().startsWith(prefix))
+                    .toList()) {
+                try (var files = java.nio.file.Files.walk(dir)) {
+                    files.sorted(java.util.Comparator.reverseOrder())
+                            .forEach(f -> f.toFile().delete());
+                }
+            }
+        }
+    }
+
+    /** The counters read at each end of the window. */
+    private record Snapshot(
+            List<Long> cpuNanos,
+            List<Long> dispatched,
+            long handedOver,
+            double redisCpuSeconds,
+            long scriptCalls,
+            long scriptUsec,
+            long commands,
+            Map<String, long[]> scripts) {
+
+        static Snapshot take(List<ServiceProcess> instances, BenchRedis redis, HandOvers handOvers) throws Exception {
+            long handedOver = handOvers.count();
+            List<Long> cpu = new ArrayList<>();
+            for (ServiceProcess p : instances) {
+                cpu.add(CpuTimes.ofProcess(p.pid()));
+            }
+            Map<String, String> cpuInfo = redis.infoSection("cpu");
+            double redisCpu =
+                    Double.parseDouble(cpuInfo.get("used_cpu_sys")) + Double.parseDouble(cpuInfo.get("used_cpu_user"));
+            Map<String, long[]> scripts = new LinkedHashMap<>();
+            long calls = 0;
+            long usec = 0;
+            for (var e : redis.infoSection("commandstats").entrySet()) {
+                String command = e.getKey().replace("cmdstat_", "");
+                if (command.equals("evalsha")
+                        || command.equals("eval")
+                        || command.startsWith("fcall")
+                        || command.startsWith("evalsha_ro")
+                        || command.startsWith("eval_ro")) {
+                    long c = statField(e.getValue(), "calls");
+                    long u = statField(e.getValue(), "usec");
+                    scripts.put(command, new long[] {c, u});
+                    calls += c;
+                    usec += u;
+                }
+            }
+            long commands = Long.parseLong(redis.infoSection("stats").get("total_commands_processed"));
+            List<Long> dispatched = new ArrayList<>();
+            for (ServiceProcess p : instances) {
+                dispatched.add(
+                        get(p.port(), "/stats").path("data").path("dispatched").asLong());
+            }
+            return new Snapshot(cpu, dispatched, handedOver, redisCpu, calls, usec, commands, scripts);
+        }
+
+        Map<String, Object> scriptUsecByCommand(Snapshot before, double jobs) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            scripts.forEach((command, now) -> {
+                long[] then = before.scripts.getOrDefault(command, new long[2]);
+                Map<String, Object> c = new LinkedHashMap<>();
+                c.put("callsPerJob", (now[0] - then[0]) / jobs);
+                c.put("usPerJob", (now[1] - then[1]) / jobs);
+                m.put(command, c);
+            });
+            return m;
+        }
+
+        /** {@code calls=12,usec=345,...} -> the value of {@code name}. */
+        private static long statField(String value, String name) {
+            for (String part : value.split(",")) {
+                if (part.startsWith(name + "=")) {
+                    return Long.parseLong(part.substring(name.length() + 1));
+                }
+            }
+            return 0;
+        }
+    }
+}
