@@ -123,7 +123,8 @@ record BenchOptions(
             "tier-lateness",
             "tier-memory",
             "scale-out",
-            "full-size");
+            "full-size",
+            "cold");
 
     static final String USAGE =
             """
@@ -157,7 +158,8 @@ record BenchOptions(
               --systems a,b           of inprocess,http,embedded,redisson,redisson-fsync,db-scheduler (all),
                                       http-before,embedded-before
               --figures a,b           of push,callback,pull,e2e,canary,retry-storm,burst,lateness,memory,purge,
-                                      tier-push,tier-lateness,tier-memory,scale-out,full-size (all)
+                                      tier-push,tier-lateness,tier-memory,scale-out,full-size,
+                                      cold (all)
               --service-jar FILE      the service jar of http and embedded (this tree's delay-core-exec.jar)
               --before-jar FILE       an earlier build's jar, run as http-before and embedded-before beside them
               --out FILE              the JSON (delay-test/target/bench/results.json)

@@ -340,6 +340,46 @@ final class BenchReport {
                     1,
                     ""));
         }
+        String burst = number(o.callbackBurstJobs(), 0) + " due at one instant";
+        rows.add(new Row(
+                "first-burst",
+                "a fresh service's first burst by HTTP callback, " + burst + " (jobs/s)",
+                Kind.FIRST_BURST,
+                "firstJobsPerSecond",
+                0,
+                ""));
+        rows.add(new Row(
+                "first-burst-settled",
+                "the same service once settled (jobs/s)",
+                Kind.FIRST_BURST,
+                "settledJobsPerSecond",
+                0,
+                ""));
+        rows.add(new Row(
+                "first-burst-ratio", "first burst over settled", Kind.FIRST_BURST, "firstOverSettled", 2, "≥ 0.8"));
+        rows.add(new Row("first-burst-ready", "launch to up (s)", Kind.FIRST_BURST, "readySeconds", 1, ""));
+        rows.add(new Row(
+                "take-over",
+                "a follower's first burst after its leader's kill -9, " + burst + " (jobs/s)",
+                Kind.TAKE_OVER,
+                "firstJobsPerSecond",
+                0,
+                ""));
+        rows.add(new Row(
+                "take-over-settled",
+                "the leader's settled burst before the kill (jobs/s)",
+                Kind.TAKE_OVER,
+                "settledJobsPerSecond",
+                0,
+                ""));
+        rows.add(new Row(
+                "take-over-ratio",
+                "the follower's first burst over the leader's settled",
+                Kind.TAKE_OVER,
+                "firstOverSettled",
+                2,
+                "≥ 0.8"));
+        rows.add(new Row("take-over-time", "kill to take-over (ms)", Kind.TAKE_OVER, "takeOverMs", 0, ""));
         rows.add(new Row(
                 "full-burst",
                 "hand-over by HTTP callback, " + number(o.fullBurstJobs(), 0) + " due at one instant (jobs/s)",
@@ -490,6 +530,18 @@ final class BenchReport {
                     + " shares: each instance's CPU and its sends (`dispatched` of its `/stats`) over the whole's, the"
                     + " table shows the farthest |share x N - 1|; Redis: `INFO cpu` used_cpu_sys + used_cpu_user and"
                     + " `INFO commandstats` EVALSHA usec, per job. The benchmark reports; it does not assert.");
+        }
+        if (options.measures("cold")) {
+            notes.add(
+                    "Warm from the first burst (issue 29, item 4), the packaged service on the MariaDB set-up: a"
+                            + " fresh service JVM, its bursts of " + number(options.callbackBurstJobs(), 0)
+                            + " jobs (pushed ahead by `POST /push/batch`, due at one instant, called back) from the first"
+                            + " after it says it is up until two in a row are within 10% (6 at most): first, settled (the"
+                            + " last) and their ratio; launch to up is the time from the JVM's launch until its health"
+                            + " answers UP. Take-over: two JVMs in `master-slave` mode (ZooKeeper in the benchmark's JVM,"
+                            + " session timeout " + ColdStart.SESSION_TIMEOUT.toSeconds() + " s); the leader's bursts"
+                            + " until settled, then a burst pushed through it, the leader killed (`kill -9`) before it is due,"
+                            + " and the follower's hand-over of that burst once it took over. A fresh service or pair per run.");
         }
         if (options.measures("full-size")) {
             notes.add("Full size (issue 29, item 6), over HTTP on the MariaDB set-up: a burst of "

@@ -28,7 +28,9 @@ interface BenchTarget extends AutoCloseable {
         TIER_MEMORY,
         SCALE_OUT,
         FULL_BURST,
-        FULL_PENDING
+        FULL_PENDING,
+        FIRST_BURST,
+        TAKE_OVER
     }
 
     /** Why a system does not measure the scale-out and full-size figures (issue 29, items 5 and 6). */
@@ -45,7 +47,7 @@ interface BenchTarget extends AutoCloseable {
         return switch (kind) {
             case TIER_PUSH, TIER_LATENESS, TIER_MEMORY -> NO_TIERS;
             case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY, RETRY_STORM -> OVER_HTTP;
-            case SCALE_OUT, FULL_BURST, FULL_PENDING -> PACKAGED_ONLY;
+            case SCALE_OUT, FULL_BURST, FULL_PENDING, FIRST_BURST, TAKE_OVER -> PACKAGED_ONLY;
             default -> null;
         };
     }
@@ -159,6 +161,22 @@ interface BenchTarget extends AutoCloseable {
      * restore on start takes to put them all back into an emptied Redis ({@link FullPending}).
      */
     default RunResult fullPending(int jobs) throws Exception {
+        throw new UnsupportedOperationException(PACKAGED_ONLY);
+    }
+
+    /**
+     * A fresh service's first burst by HTTP callback beside its settled one ({@link ColdStart#firstBurst}): {@code
+     * firstJobsPerSecond}, {@code settledJobsPerSecond}, {@code firstOverSettled}, {@code readySeconds}.
+     */
+    default RunResult firstBurst() throws Exception {
+        throw new UnsupportedOperationException(PACKAGED_ONLY);
+    }
+
+    /**
+     * A master-slave follower's first burst after its leader was killed, beside the leader's settled one ({@link
+     * ColdStart#takeOver}).
+     */
+    default RunResult takeOver() throws Exception {
         throw new UnsupportedOperationException(PACKAGED_ONLY);
     }
 

@@ -144,6 +144,7 @@ public final class Benchmark {
             case TIER_MEMORY -> "tier-memory";
             case SCALE_OUT -> "scale-out";
             case FULL_BURST, FULL_PENDING -> "full-size";
+            case FIRST_BURST, TAKE_OVER -> "cold";
         };
     }
 
@@ -263,6 +264,16 @@ public final class Benchmark {
                             what + " (" + options.fullBurstJobs() + " jobs)",
                             target.fullBurst(options.fullBurstJobs())));
                     m.note("one run, after one burst of " + options.callbackBurstJobs() + " as the warm-up");
+                }
+                case FIRST_BURST -> {
+                    for (int i = 1; i <= options.runs(); i++) {
+                        m.add(report(what + " run " + i + " (a fresh service)", target.firstBurst()));
+                    }
+                }
+                case TAKE_OVER -> {
+                    for (int i = 1; i <= options.runs(); i++) {
+                        m.add(report(what + " run " + i + " (a fresh pair)", target.takeOver()));
+                    }
                 }
                 case FULL_PENDING -> {
                     m.add(report(

@@ -107,7 +107,7 @@ final class HttpTarget implements BenchTarget {
         return switch (kind) {
             case PUSH_FEW, PUSH_SINGLE, PUSH_BATCH -> null;
             case CALLBACK_BURST, PULL_BURST, CALLBACK_LATENESS, CANARY, RETRY_STORM -> embedded ? ON_MARIADB : null;
-            case SCALE_OUT, FULL_BURST, FULL_PENDING -> embedded ? ON_MARIADB : null;
+            case SCALE_OUT, FULL_BURST, FULL_PENDING, FIRST_BURST, TAKE_OVER -> embedded ? ON_MARIADB : null;
             default -> SAME_ENGINE;
         };
     }
@@ -145,6 +145,16 @@ final class HttpTarget implements BenchTarget {
     @Override
     public RunResult retryStorm(int knownIds, int rate, Duration duration) throws Exception {
         return thenClean(() -> paths.retryStorm(knownIds, rate, duration));
+    }
+
+    @Override
+    public RunResult firstBurst() throws Exception {
+        return new ColdStart(options, benchRedis, jar, benchDir).firstBurst();
+    }
+
+    @Override
+    public RunResult takeOver() throws Exception {
+        return new ColdStart(options, benchRedis, jar, benchDir).takeOver();
     }
 
     @Override

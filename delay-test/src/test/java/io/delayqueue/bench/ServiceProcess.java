@@ -93,6 +93,12 @@ final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    /** {@code kill -9}: the JVM dies at once, as a node that fails. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
     @Override
     public void close() throws Exception {
         if (process.isAlive()) {

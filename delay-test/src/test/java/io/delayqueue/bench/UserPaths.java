@@ -51,15 +51,25 @@ final class UserPaths {
     }
 
     RunResult callbackBurst(int jobs) throws Exception {
+        return callbackBurst(jobs, 0, () -> {});
+    }
+
+    /**
+     * As {@link #callbackBurst(int)}, due {@code extraLeadMs} later, with {@code afterLoad} run once the jobs are
+     * pushed and before they are due (a take-over: the leader killed).
+     */
+    RunResult callbackBurst(int jobs, long extraLeadMs, Runnable afterLoad) throws Exception {
         HandOvers handOvers = HandOvers.counting();
         handOvers.expect(jobs);
         receiver.recordInto(handOvers);
         long redeliveredBefore = receiver.redelivered();
-        long lead = 5_000 + jobs / 10L;
+        long lead = 5_000 + jobs / 10L + extraLeadMs;
         long dueAt = System.currentTimeMillis() + lead;
         double loadSeconds = load(CALLBACK_TOPIC, jobs, dueAt, ",\"url\":\"" + receiver.url() + "\"");
+        afterLoad.run();
         RunResult run = Figures.awaitBurst(handOvers, jobs, dueAt, loadSeconds, lead, "were called back");
         return withLastLate(run)
+                .with("dueAtMs", dueAt)
                 .with("redelivered", receiver.redelivered() - redeliveredBefore)
                 .with("malformedCallbacks", receiver.malformed());
     }

@@ -1,0 +1,233 @@
+package io.delayqueue.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delayqueue.queue.testing.ZooKeeperFixture;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * Warm from the first burst (issue 29, item 4): what a service that has just started, or an instance that has just
+ * taken over, hands over in its first burst, beside what it hands over once warm. The packaged service on the MariaDB
+ * set-up (as {@code http}: the Redis at 127.0.0.1:6379 under a prefix of its own, a MariaDB journal database of its
+ * own), bursts of {@code --callback-burst} jobs due at one instant, called back to the benchmark's receiver
+ * ({@link UserPaths#callbackBurst}).
+ *
+ * <ul>
+ *   <li><b>First burst</b>: a fresh service JVM; its first burst once it says it is up, then bursts until two in a
+ *       row are within 10% of each other (6 at most): the last is the settled rate.
+ *   <li><b>Take-over</b>: two JVMs in {@code master-slave} mode on a ZooKeeper in the benchmark's JVM (Curator's
+ *       {@code TestingServer}); the leader hands over bursts until settled, while the follower, started beside it,
+ *       only waits; then a burst is pushed through the leader, the leader is killed ({@code kill -9}) before it is
+ *       due, and the follower, once it has taken over, hands the burst over: its first burst, against the leader's
+ *       settled one. Its ZooKeeper session timeout is 4 s (10 s by default) so that the take-over comes before the
+ *       due instant.
+ * </ul>
+ */
+final class ColdStart {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_BURSTS = 6;
+    private static final double SETTLED = 0.10;
+    static final Duration SESSION_TIMEOUT = Duration.ofSeconds(4);
+
+    private final BenchOptions options;
+    private final BenchRedis redis;
+    private final Path jar;
+    private final Path benchDir;
+
+    ColdStart(BenchOptions options, BenchRedis redis, Path jar, Path benchDir) {
+        this.options = options;
+        this.redis = redis;
+        this.jar = jar;
+        this.benchDir = benchDir;
+    }
+
+    /** A fresh service's bursts: {@code firstJobsPerSecond}, {@code settledJobsPerSecond}, their ratio. */
+    RunResult firstBurst() throws Exception {
+        String prefix = BenchRedis.uniqueName("cold");
+        try (BenchDatabase database = BenchDatabase.create();
+                CallbackReceiver receiver = new CallbackReceiver()) {
+            long launched = System.nanoTime();
+            try (ServiceProcess service = ServiceProcess.start(
+                    jar, work(prefix, "a"), log("first-burst"), args(prefix, database, List.of()))) {
+                double readySeconds = (System.nanoTime() - launched) / 1e9;
+                UserPaths paths = new UserPaths(service.port(), receiver, options.bodyBytes(), options.pullCount());
+                List<Double> rates = untilSettled(paths, new ArrayList<>());
+                return rates(rates.get(0), rates)
+                        .and("readySeconds", readySeconds)
+                        .with("prefix", prefix);
+            } finally {
+                clean(prefix);
+            }
+        }
+    }
+
+    /**
+     * A follower's first burst after a take-over ({@code firstJobsPerSecond}) beside its leader's settled one
+     * ({@code settledJobsPerSecond}), and the take-over's time after the kill.
+     */
+    RunResult takeOver() throws Exception {
+        String prefix = BenchRedis.uniqueName("takeover");
+        List<ServiceProcess> instances = new ArrayList<>();
+        try (TestingServer zookeeper = ZooKeeperFixture.startServer();
+                BenchDatabase database = BenchDatabase.create();
+                CallbackReceiver receiver = new CallbackReceiver()) {
+            database.migrate(); // once, before the instances: their Flyway then finds the schema in place
+            List<String> ha = List.of(
+                    "--delay.ha.mode=master-slave",
+                    "--delay.zk.connect=" + zookeeper.getConnectString(),
+                    "--delay.zk.session-timeout=" + SESSION_TIMEOUT.toMillis() + "ms",
+                    "--delay.zk.connection-timeout=" + SESSION_TIMEOUT.toMillis() + "ms");
+            for (String name : List.of("a", "b")) {
+                List<String> own = new ArrayList<>(ha);
+                own.add("--delay.ha.instance-id=" + name);
+                instances.add(ServiceProcess.start(
+                        jar, work(prefix, name), log("take-over-" + name), args(prefix, database, own)));
+            }
+            ServiceProcess leader = awaitLeader(instances, Duration.ofSeconds(60));
+            ServiceProcess follower = instances.get(0) == leader ? instances.get(1) : instances.get(0);
+            List<Double> rates = untilSettled(
+                    new UserPaths(leader.port(), receiver, options.bodyBytes(), options.pullCount()),
+                    new ArrayList<>());
+            AtomicLong killedAt = new AtomicLong();
+            AtomicLong tookOverAt = new AtomicLong();
+            // due after the take-over: the leader is killed as soon as the burst is pushed, the follower takes over
+            // within its session timeout
+            long extraLead = SESSION_TIMEOUT.toMillis() + 6_000;
+            RunResult burst = new UserPaths(leader.port(), receiver, options.bodyBytes(), options.pullCount())
+                    .callbackBurst(options.callbackBurstJobs(), extraLead, () -> {
+                        killedAt.set(System.currentTimeMillis());
+                        try {
+                            leader.kill();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new IllegalStateException("interrupted while killing the leader", e);
+                        }
+                        tookOverAt.set(awaitRole(follower, "leader", Duration.ofSeconds(60)));
+                    });
+            long dueAt = ((Number) burst.details().get("dueAtMs")).longValue();
+            double first = burst.value("jobsPerSecond");
+            RunResult result = rates(first, List.of(first))
+                    .and("settledJobsPerSecond", rates.get(rates.size() - 1))
+                    .and("firstOverSettled", first / rates.get(rates.size() - 1))
+                    .and("takeOverMs", tookOverAt.get() - killedAt.get());
+            return result.with("leaderBursts", rates)
+                    .with("tookOverBeforeDueMs", dueAt - tookOverAt.get())
+                    .with("burst", burst.toMap());
+        } finally {
+            for (ServiceProcess p : instances) {
+                try {
+                    p.close();
+                } catch (Exception e) {
+                    // the other still stops
+                }
+            }
+            clean(prefix);
+        }
+    }
+
+    /** Bursts on {@code paths} until two in a row are within {@link #SETTLED}, {@link #MAX_BURSTS} at most. */
+    private List<Double> untilSettled(UserPaths paths, List<Double> rates) throws Exception {
+        while (rates.size() < MAX_BURSTS) {
+            double rate = paths.callbackBurst(options.callbackBurstJobs()).value("jobsPerSecond");
+            System.err.printf("[bench] burst %d of a fresh service: %.0f jobs/s%n", rates.size() + 1, rate);
+            rates.add(rate);
+            int n = rates.size();
+            if (n >= 2 && Math.abs(rates.get(n - 1) - rates.get(n - 2)) <= SETTLED * rates.get(n - 2)) {
+                break;
+            }
+        }
+        return rates;
+    }
+
+    private static RunResult rates(double first, List<Double> rates) {
+        double settled = rates.get(rates.size() - 1);
+        return RunResult.of("firstJobsPerSecond", first)
+                .and("settledJobsPerSecond", settled)
+                .and("firstOverSettled", first / settled)
+                .with("bursts", rates);
+    }
+
+    private List<String> args(String prefix, BenchDatabase database, List<String> more) {
+        List<String> args = new ArrayList<>(List.of(
+                "--delay.redis.uri=" + BenchRedis.URI,
+                "--delay.redis.prefix=" + prefix,
+                "--spring.datasource.url=" + database.jdbcUrl(),
+                "--spring.datasource.username=" + BenchDatabase.USER,
+                "--spring.datasource.password=" + BenchDatabase.PASSWORD,
+                "--delay.journal.mode=sync",
+                "--delay.journal.restore-on-start=false"));
+        args.addAll(UserPaths.routes());
+        args.addAll(more);
+        return args;
+    }
+
+    private static ServiceProcess awaitLeader(List<ServiceProcess> instances, Duration timeout) throws Exception {
+        long until = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < until) {
+            for (ServiceProcess p : instances) {
+                if ("leader".equals(role(p))) {
+                    return p;
+                }
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("no instance became the leader within " + timeout);
+    }
+
+    /** Waits until {@code p} says it has {@code role}; the time it first said so. */
+    private static long awaitRole(ServiceProcess p, String role, Duration timeout) {
+        long until = System.nanoTime() + timeout.toNanos();
+        try {
+            while (System.nanoTime() < until) {
+                if (role.equals(role(p))) {
+                    return System.currentTimeMillis();
+                }
+                Thread.sleep(20);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        throw new IllegalStateException("the follower did not become the " + role + " within " + timeout);
+    }
+
+    private static String role(ServiceProcess p) {
+        try (HttpConnection c = new HttpConnection("127.0.0.1", p.port())) {
+            HttpConnection.Response r = c.get("/stats");
+            if (r.status() != 200) {
+                return "unreachable";
+            }
+            JsonNode stats = JSON.readTree(r.body());
+            return stats.path("data").path("role").asText();
+        } catch (Exception e) {
+            return "unreachable";
+        }
+    }
+
+    private Path work(String prefix, String name) {
+        return benchDir.resolve(prefix + "-" + name);
+    }
+
+    private Path log(String name) {
+        return benchDir.resolve("service-" + name + ".log");
+    }
+
+    private void clean(String prefix) throws Exception {
+        redis.unlink("{" + prefix + ":*");
+        redis.unlink(prefix + ":*");
+        for (String name : List.of("a", "b")) {
+            Path dir = work(prefix, name);
+            if (Files.isDirectory(dir)) {
+                try (var files = Files.walk(dir)) {
+                    files.sorted(java.util.Comparator.reverseOrder())
+                            .forEach(f -> f.toFile().delete());
+                }
+            }
+        }
+    }
+}
