@@ -48,6 +48,8 @@ final class GroupTransaction {
     private volatile WalSync walSync;
 
     private volatile boolean walResolved;
+    /** A rehearsal's ({@link MyBatisJournal#rehearsal()}): each group is rolled back where it would commit. */
+    private final boolean rollsBack;
 
     /** One committed group: per create entry the ids that already existed, the rows written, the time it took. */
     record Written(Map<WriteEntry, Set<String>> existing, int rows, long nanos) {}
@@ -56,7 +58,9 @@ final class GroupTransaction {
      * @param shards the queue's shard count: each job row records its shard
      * @param host what the log rows' {@code host} column says
      */
-    GroupTransaction(SqlSessionFactory sessions, WriterTurns turns, int shards, String host, Clock clock) {
+    GroupTransaction(
+            SqlSessionFactory sessions, WriterTurns turns, int shards, String host, Clock clock, boolean rollsBack) {
+        this.rollsBack = rollsBack;
         this.sessions = sessions;
         this.turns = turns;
         this.shards = shards;
@@ -106,7 +110,9 @@ final class GroupTransaction {
         // of REPEATABLE READ, which are what concurrent inserts into one index range deadlock on.
         try (SqlSession session = sessions.openSession(ExecutorType.BATCH, TransactionIsolationLevel.READ_COMMITTED);
                 WriterTurns.Turn turn = takeTurn(session)) {
-            resolveWalSync(session);
+            if (!rollsBack) {
+                resolveWalSync(session); // a rehearsal forces nothing to disk
+            }
             try {
                 JournalMapper mapper = session.getMapper(JournalMapper.class);
                 // grows with the group: the second push of one client id in a group finds the first
@@ -124,6 +130,12 @@ final class GroupTransaction {
                 RowInserts.insertJobs(session.getConnection(), rows.newJobs, shards);
                 RowInserts.insertLogRows(session.getConnection(), rows.logRows);
                 RowUpdates.update(session.getConnection(), rows.updates.values(), now);
+                if (rollsBack) {
+                    // a rehearsal: every statement ran (flushed, as the commit would), none of it is kept
+                    session.flushStatements();
+                    session.rollback(true);
+                    return new Written(rows.existingByEntry, rows.newJobs.size() + rows.logRows.size(), 0);
+                }
                 // forced: MyBatis commits (and rolls back) only a session it saw write, and the inserts
                 // bypass it
                 try {

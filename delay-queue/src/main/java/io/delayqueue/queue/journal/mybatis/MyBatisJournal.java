@@ -92,9 +92,28 @@ public final class MyBatisJournal implements Journal {
     private final GroupCommit commit;
     private final GroupCommitWriter writer;
     private final JournalReads reads;
+    /** What {@link #rehearsal()} shares: the sessions, the settings, the shard count, the clock, the writers' turns. */
+    private final SqlSessionFactory sessions;
+
+    private final JournalSettings settings;
+    private final int shards;
+    private final Clock clock;
+    private final WriterTurns turns;
+    /** A rehearsal's journal: its groups are rolled back, its reads find nothing ({@link #rehearsal()}). */
+    private final boolean rehearsal;
 
     /** @param shards the queue's shard count ({@code delay.shards}): each row records its job's shard */
     public MyBatisJournal(SqlSessionFactory sessions, JournalSettings settings, int shards, Clock clock) {
+        this(sessions, settings, shards, clock, new WriterTurns(), false);
+    }
+
+    private MyBatisJournal(
+            SqlSessionFactory sessions,
+            JournalSettings settings,
+            int shards,
+            Clock clock,
+            WriterTurns turns,
+            boolean rehearsal) {
         if (settings.mode() == JournalMode.OFF) {
             throw new IllegalArgumentException("journal mode off needs no MyBatisJournal; use Journal.NONE");
         }
@@ -106,13 +125,18 @@ public final class MyBatisJournal implements Journal {
         if (!sessions.getConfiguration().hasMapper(JournalMapper.class)) {
             sessions.getConfiguration().addMapper(JournalMapper.class);
         }
-        if (mode == JournalMode.SYNC) {
+        if (mode == JournalMode.SYNC && !rehearsal) {
             checkDurableCommits(sessions);
         }
-        WriterTurns turns = new WriterTurns();
+        this.sessions = sessions;
+        this.settings = settings;
+        this.shards = shards;
+        this.clock = clock;
+        this.turns = turns;
+        this.rehearsal = rehearsal;
         this.reads = new JournalReads(sessions, turns, shards);
         this.backlog = new JournalBacklog(clock, settings.queueCapacity(), settings.queueCapacityBytes());
-        this.group = new GroupTransaction(sessions, turns, shards, truncated(hostName(), 255), clock);
+        this.group = new GroupTransaction(sessions, turns, shards, truncated(hostName(), 255), clock, rehearsal);
         this.commit = new GroupCommit(group, backlog);
         this.writer = new GroupCommitWriter(
                 backlog,
@@ -122,6 +146,22 @@ public final class MyBatisJournal implements Journal {
                 settings.maxRowsPerCommit(),
                 settings.createWriters(),
                 commitTimeoutMs);
+    }
+
+    /**
+     * A journal for a rehearsal of the queue (the start-up warm-up): the same writers, statements and database as this
+     * one, with this one's settings, but every group it writes is rolled back instead of committed (nothing is forced
+     * to disk), and every read answers as an empty journal does. So an engine on it runs the journal's whole write
+     * path and never sees, nor leaves, a row: no restore, reconciler, tier loader or fail-over replay of it can pick
+     * up a real job. On SQLite it takes its turns with this journal's writers. Close it apart from this one.
+     */
+    public MyBatisJournal rehearsal() {
+        return new MyBatisJournal(sessions, settings, shards, clock, turns, true);
+    }
+
+    /** Whether this is a {@link #rehearsal()}'s journal. */
+    public boolean rollsBack() {
+        return rehearsal;
     }
 
     @Override
@@ -305,66 +345,66 @@ public final class MyBatisJournal implements Journal {
         commit.setListener(listener);
     }
 
-    // ---- reads ----
+    // ---- reads (a rehearsal's find nothing: it must never see a real job) ----
 
     @Override
     public Optional<Job> find(String id) {
-        return reads.find(id);
+        return rehearsal ? Optional.empty() : reads.find(id);
     }
 
     @Override
     public Map<String, Job> findAll(Collection<String> ids) {
-        return reads.findAll(ids);
+        return rehearsal ? Map.of() : reads.findAll(ids);
     }
 
     @Override
     public List<JournalEntry> history(String id) {
-        return reads.history(id);
+        return rehearsal ? List.of() : reads.history(id);
     }
 
     @Override
     public List<Job> page(JobStatus status, JobCursor after, long dueBefore, int limit) {
-        return reads.page(status, after, dueBefore, limit);
+        return rehearsal ? List.of() : reads.page(status, after, dueBefore, limit);
     }
 
     @Override
     public List<JobChange> changedSince(JobStatus status, long since, JobCursor after, int limit) {
-        return reads.changedSince(status, since, after, limit);
+        return rehearsal ? List.of() : reads.changedSince(status, since, after, limit);
     }
 
     @Override
     public List<Job> browse(JobQuery query) {
-        return reads.browse(query);
+        return rehearsal ? List.of() : reads.browse(query);
     }
 
     @Override
     public Map<String, String> lastErrors(Collection<String> ids) {
-        return reads.lastErrors(ids);
+        return rehearsal ? Map.of() : reads.lastErrors(ids);
     }
 
     @Override
     public List<TopicCount> countByTopic() {
-        return reads.countByTopic();
+        return rehearsal ? List.of() : reads.countByTopic();
     }
 
     @Override
     public PurgedRows purgeFinished(long updatedBefore, int limit) {
-        return reads.purgeFinished(updatedBefore, limit);
+        return rehearsal ? PurgedRows.NONE : reads.purgeFinished(updatedBefore, limit);
     }
 
     @Override
     public List<JobCursor> delayedKeysOfShard(int shard, JobCursor after, long dueAtMost, int limit) {
-        return reads.delayedKeysOfShard(shard, after, dueAtMost, limit);
+        return rehearsal ? List.of() : reads.delayedKeysOfShard(shard, after, dueAtMost, limit);
     }
 
     @Override
     public long countDelayedDueAfter(long dueAfter) {
-        return reads.countDelayedDueAfter(dueAfter);
+        return rehearsal ? 0 : reads.countDelayedDueAfter(dueAfter);
     }
 
     @Override
     public int assignMissingShards(int limit) {
-        return reads.assignMissingShards(limit);
+        return rehearsal ? 0 : reads.assignMissingShards(limit);
     }
 
     /** The writers have 10 s from now to write what they hold ({@link GroupCommitWriter#CLOSE_BOUND}). */

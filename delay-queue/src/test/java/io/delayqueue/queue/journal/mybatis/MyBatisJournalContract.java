@@ -9,10 +9,12 @@ import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.queue.journal.JobCursor;
 import io.delayqueue.queue.journal.JobEvent;
+import io.delayqueue.queue.journal.JobQuery;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalEntry;
 import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.JournalSettings;
+import io.delayqueue.queue.journal.PurgedRows;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.testing.JournalDatabase;
 import io.delayqueue.queue.testing.ManualClock;
@@ -332,6 +334,81 @@ abstract class MyBatisJournalContract {
             assertThat(e.worker()).isEqualTo(Thread.currentThread().getName());
         });
         assertThat(journal.history(newId())).as("history of an unknown job").isEmpty();
+    }
+
+    @Test
+    void a_rehearsals_groups_run_their_statements_and_are_rolled_back_leaving_no_row_behind() {
+        String real = newId();
+        journal.recordCreated(List.of(job(real, T0 + 1000)));
+        long jobRows = count("SELECT COUNT(*) FROM delay_queue_job");
+        long logRows = count("SELECT COUNT(*) FROM delay_queue_job_log");
+        MyBatisJournal rehearsal = journal.rehearsal();
+        try {
+            List<Job> jobs = IntStream.range(0, 300)
+                    .mapToObj(i -> job(newId(), T0 + 1000 + i))
+                    .toList();
+            // the sync path answers as a commit would: nothing existed, nothing refused
+            assertThat(rehearsal.recordCreated(jobs)).isEmpty();
+            List<Transition> transitions = new ArrayList<>();
+            for (Job j : jobs) {
+                transitions.add(Transition.of(j.id(), JobEvent.READY, JobStatus.DELAY, JobStatus.READY, T0, null));
+            }
+            // even a transition of a real job (never sent by a rehearsal engine, which sees none) is not kept
+            transitions.add(Transition.of(real, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, T0, null));
+            rehearsal.recordTransitionsDurably(transitions);
+            rehearsal.recordTransitions(List.of(
+                    Transition.of(jobs.get(0).id(), JobEvent.FINISHED, JobStatus.READY, JobStatus.FINISHED, T0, null)));
+            assertThat(rehearsal.rowsWritten())
+                    .as("the rehearsal wrote its rows")
+                    .isGreaterThan(600);
+        } finally {
+            rehearsal.close(); // flushes the lagged transition: rolled back too
+        }
+        assertThat(count("SELECT COUNT(*) FROM delay_queue_job")).isEqualTo(jobRows);
+        assertThat(count("SELECT COUNT(*) FROM delay_queue_job_log")).isEqualTo(logRows);
+        assertThat(statusOf(real)).isEqualTo(JobStatus.DELAY);
+        // and the real journal goes on committing
+        String after = newId();
+        journal.recordCreated(List.of(job(after, T0 + 2000)));
+        assertThat(journal.find(after)).isPresent();
+    }
+
+    @Test
+    void a_rehearsal_reads_nothing_of_the_journal_so_it_can_never_restore_or_replay_a_real_job() {
+        String delayed = newId();
+        String finished = newId();
+        journal.recordCreated(List.of(job(delayed, T0 + 1000), job(finished, T0 + 1000)));
+        journal.recordTransitionsDurably(
+                List.of(Transition.of(finished, JobEvent.FINISHED, JobStatus.RESERVED, JobStatus.FINISHED, T0, "x")));
+        // the real journal sees them (the reads below are not empty for want of rows)
+        assertThat(journal.page(JobStatus.DELAY, JobCursor.START, Long.MAX_VALUE, 100))
+                .hasSize(1);
+        assertThat(journal.countDelayedDueAfter(0)).isEqualTo(1);
+        MyBatisJournal rehearsal = journal.rehearsal();
+        try {
+            assertThat(rehearsal.rollsBack()).isTrue();
+            assertThat(rehearsal.find(delayed)).isEmpty();
+            assertThat(rehearsal.findAll(List.of(delayed, finished))).isEmpty();
+            assertThat(rehearsal.history(finished)).isEmpty();
+            assertThat(rehearsal.lastErrors(List.of(finished))).isEmpty();
+            assertThat(rehearsal.page(JobStatus.DELAY, JobCursor.START, Long.MAX_VALUE, 100))
+                    .isEmpty();
+            assertThat(rehearsal.changedSince(JobStatus.FINISHED, 0, JobCursor.START, 100))
+                    .isEmpty();
+            assertThat(rehearsal.browse(new JobQuery(JobStatus.DELAY, null, JobQuery.Order.SOONEST, null, 100)))
+                    .isEmpty();
+            assertThat(rehearsal.countByTopic()).isEmpty();
+            for (int shard = 0; shard < SHARDS; shard++) {
+                assertThat(rehearsal.delayedKeysOfShard(shard, JobCursor.START, Long.MAX_VALUE, 100))
+                        .isEmpty();
+            }
+            assertThat(rehearsal.countDelayedDueAfter(0)).isZero();
+            assertThat(rehearsal.assignMissingShards(100)).isZero();
+            assertThat(rehearsal.purgeFinished(Long.MAX_VALUE, 100)).isEqualTo(PurgedRows.NONE);
+        } finally {
+            rehearsal.close();
+        }
+        assertThat(journal.find(finished)).map(Job::status).contains(JobStatus.FINISHED);
     }
 
     @Test
