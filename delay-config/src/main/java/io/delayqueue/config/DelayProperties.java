@@ -75,6 +75,9 @@ public class DelayProperties {
     @NestedConfigurationProperty
     private final DeadProperties dead = new DeadProperties();
 
+    @NestedConfigurationProperty
+    private final WarmUpProperties warmUp = new WarmUpProperties();
+
     /** The engine's settings; throws {@link IllegalArgumentException} naming a value it cannot work with. */
     public EngineConfig toEngineConfig() {
         return new EngineConfig(
@@ -169,5 +172,9 @@ public class DelayProperties {
 
     public DeadProperties getDead() {
         return dead;
+    }
+
+    public WarmUpProperties getWarmUp() {
+        return warmUp;
     }
 }

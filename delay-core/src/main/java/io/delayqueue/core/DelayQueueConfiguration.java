@@ -47,6 +47,8 @@ import org.springframework.context.annotation.DependsOn;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -177,6 +179,7 @@ public class DelayQueueConfiguration {
      * the embedded Redis was started again after it died (empty again).
      */
     @Bean
+    @Order(Ordered.HIGHEST_PRECEDENCE) // before the warm-up: a restore is real work, and the warm-up waits for it
     public ApplicationRunner restoreOnStart(
             DelayProperties properties,
             DelayQueueEngine engine,
@@ -216,6 +219,35 @@ public class DelayQueueConfiguration {
                 });
             }
         };
+    }
+
+    /**
+     * The start-up warm-up ({@link WarmUp}), after the restore: the service is ready (its readiness {@code
+     * ACCEPTING_TRAFFIC}, {@code /actuator/health/readiness} UP) only once it is done, as Spring Boot marks it ready
+     * after every runner returned. In every HA mode: a follower warms up at its start, so that a take-over meets warm
+     * code. A warm-up that fails is logged and the service starts anyway (cold).
+     */
+    @Bean
+    @Order(Ordered.LOWEST_PRECEDENCE)
+    @ConditionalOnProperty(name = "delay.warm-up.enabled", havingValue = "true", matchIfMissing = true)
+    public WarmUpOnStart warmUpBeforeReady(
+            DelayProperties properties,
+            EngineConfig config,
+            DelayQueueEngine engine, // started before: real jobs are served while the warm-up runs
+            UnifiedJedis redis,
+            Journal journal,
+            WakeUpChannel wakeUps,
+            Clock clock) {
+        var settings = properties.getWarmUp().toSettings(); // a bad setting stops the start, as any other does
+        return new WarmUpOnStart(() -> new WarmUp(
+                config,
+                redis,
+                journal,
+                properties.getHttp().toSettings(),
+                RedisDeployments.replicaWait(properties.getRedis()),
+                wakeUps != WakeUpChannel.NONE,
+                clock,
+                settings));
     }
 
     @Bean

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The packaged service ({@code delay-core-exec.jar}) as a JVM of its own, on a free port, in a working directory
  * of the benchmark's choosing (the embedded default keeps its journal file and Redis under it), its output in a
- * log file. {@link #close()} stops it as an operator does (SIGTERM, a graceful shutdown).
+ * log file; its start-up warm-up stays on (the default is what is measured). {@link #close()} stops it as an operator does (SIGTERM, a graceful shutdown).
  */
 final class ServiceProcess implements AutoCloseable {
     private final Process process;
@@ -27,7 +27,7 @@ final class ServiceProcess implements AutoCloseable {
         this.port = port;
     }
 
-    /** Starts the jar with {@code args} (plus {@code --server.port}) and waits until its health is UP. */
+    /** Starts the jar with {@code args} (plus {@code --server.port}) and waits until it is ready (warmed up). */
     static ServiceProcess start(Path jar, Path workDir, Path log, List<String> args) throws Exception {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(
@@ -86,7 +86,8 @@ final class ServiceProcess implements AutoCloseable {
             throw new IllegalStateException("the service exited with " + process.exitValue() + ": see " + log);
         }
         try (HttpConnection c = new HttpConnection("127.0.0.1", port)) {
-            HttpConnection.Response r = c.get("/actuator/health");
+            // ready: after the start-up warm-up (the default), as a load balancer would wait for it
+            HttpConnection.Response r = c.get("/actuator/health/readiness");
             return r.status() == 200 && r.text().contains("\"UP\"");
         } catch (IOException notYet) {
             return false; // not listening yet

@@ -7,16 +7,23 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.delayqueue.common.Job;
 import io.delayqueue.common.JobStatus;
 import io.delayqueue.core.DelayQueueApplication;
+import io.delayqueue.core.WarmUp;
 import io.delayqueue.e2e.support.Api;
 import io.delayqueue.e2e.support.RecordingDispatcherConfig;
 import io.delayqueue.e2e.support.RedisClusterFixture;
 import io.delayqueue.e2e.support.RedisServerProcess;
 import io.delayqueue.e2e.support.StaticResources;
+import io.delayqueue.queue.dispatch.http.HttpCallbackSettings;
+import io.delayqueue.queue.engine.EngineConfig;
+import io.delayqueue.queue.engine.WarmUpSettings;
+import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.store.DueBatch;
 import io.delayqueue.queue.store.DueRouting;
 import io.delayqueue.queue.store.redis.RedisJobStore;
+import io.delayqueue.queue.store.redis.ReplicaWait;
 import io.delayqueue.queue.testing.RecordingDispatcher;
 import io.delayqueue.queue.testing.RedisFixture;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -98,6 +105,44 @@ class RedisClusterTest {
         assertThat(stats.status()).isEqualTo(200);
         assertThat(stats.data().path("byStatus").path("DELAY").asLong()).isEqualTo(200);
         assertThat(stats.data().path("role").asText()).isEqualTo("standalone");
+    }
+
+    @Autowired
+    EngineConfig config;
+
+    @Autowired
+    Journal journal;
+
+    @Test
+    void the_warm_up_runs_on_the_cluster_and_deletes_its_keys_and_a_killed_warm_ups_on_every_master() throws Exception {
+        // a killed warm-up's keys, one per shard: spread over the masters
+        List<String> killed = new ArrayList<>();
+        for (int shard = 0; shard < config.shards(); shard++) {
+            String key = "{" + config.redisPrefix() + ":warm-up:1000-killed:" + shard + "}:pool";
+            redis.hset(key, "x", "y");
+            killed.add(key);
+        }
+        WarmUp warmUp = new WarmUp(
+                config,
+                redis,
+                journal,
+                HttpCallbackSettings.defaults(),
+                ReplicaWait.NONE,
+                false,
+                Clock.systemUTC(),
+                new WarmUpSettings(true, Duration.ofSeconds(5), 500));
+
+        WarmUp.Report report = warmUp.run();
+
+        assertThat(report.jobs()).isGreaterThanOrEqualTo(500);
+        assertThat(killed).allSatisfy(key -> assertThat(redis.exists(key)).isFalse());
+        for (RedisServerProcess node : cluster.servers()) {
+            try (Jedis jedis = node.connect()) {
+                assertThat(jedis.keys("*warm-up*"))
+                        .as("warm-up keys on %s", node)
+                        .isEmpty();
+            }
+        }
     }
 
     @Test

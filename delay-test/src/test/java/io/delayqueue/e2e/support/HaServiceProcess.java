@@ -101,7 +101,7 @@ public final class HaServiceProcess implements AutoCloseable {
                 execJar().toString(),
                 "--server.port=" + port,
                 "--spring.main.banner-mode=off"));
-        command.addAll(args);
+        command.addAll(ServiceProcess.withoutWarmUp(args));
         try {
             Path logs = Paths.get(System.getProperty("basedir", "."), "target", "service-logs");
             Files.createDirectories(logs);

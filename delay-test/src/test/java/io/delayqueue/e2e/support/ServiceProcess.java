@@ -114,8 +114,21 @@ public final class ServiceProcess implements AutoCloseable {
         command.add("-jar");
         command.add(EXEC_JAR.toAbsolutePath().toString());
         command.add("--server.port=" + port);
-        command.addAll(args);
+        command.addAll(withoutWarmUp(args));
         return start(name, command, port, printed, workDir);
+    }
+
+    /**
+     * {@code args} with {@code --delay.warm-up.enabled=false} unless they set it: a test's service starts without the
+     * start-up warm-up (seconds on every start), as the tests in this JVM do ({@code config/application.properties}).
+     */
+    static List<String> withoutWarmUp(List<String> args) {
+        if (args.stream().anyMatch(a -> a.startsWith("--delay.warm-up.enabled="))) {
+            return args;
+        }
+        List<String> all = new ArrayList<>(args);
+        all.add("--delay.warm-up.enabled=false");
+        return all;
     }
 
     /**
