@@ -162,6 +162,7 @@ final class ScaleOut {
             size.details.put("idleCoresPerInstance", idle);
             size.details.put("idleRedisCores", idleCores[1]);
             size.details.put("idleSeconds", IDLE.toSeconds());
+            size.details.put("idleCorePercentByThread", new LinkedHashMap<>(idleByThread));
             return new Size(
                     size.handedOverPerSecond,
                     size.pushedPerSecond,
@@ -257,6 +258,10 @@ final class ScaleOut {
         details.put("scriptCallsPerJob", scriptCalls / jobs);
         details.put("scriptUsPerCall", scriptCalls == 0 ? 0 : (double) scriptUsec / scriptCalls);
         details.put("scriptUsByCommand", after.scriptUsecByCommand(before, jobs));
+        details.put("cpuMsPer1000ByThread", perThousand(threadDeltas(before.threads, after.threads), jobs * 1e3));
+        details.put(
+                "journalCommitsPerJob", timerCountDelta(before, after, "delay_journal_commit_seconds_count") / jobs);
+        details.put("scriptRunsPerJob", scriptRunsPerJob(before, after, jobs));
         details.put("loadAverage", BenchEnvironment.loadAverage());
         return new Size(
                 handedOver / seconds,
@@ -277,18 +282,87 @@ final class ScaleOut {
      */
     private static double[] idleCores(List<ServiceProcess> instances, BenchRedis redis) throws InterruptedException {
         long service = 0;
+        List<Map<String, Long>> threadsBefore = new ArrayList<>();
         for (ServiceProcess p : instances) {
             service -= CpuTimes.ofProcess(p.pid());
+            threadsBefore.add(CpuTimes.ofThreads(p.pid()));
         }
         double redisBefore = redisCpuSeconds(redis);
         long start = System.nanoTime();
         Thread.sleep(IDLE.toMillis());
+        List<Map<String, Long>> threadsAfter = new ArrayList<>();
         for (ServiceProcess p : instances) {
             service += CpuTimes.ofProcess(p.pid());
+            threadsAfter.add(CpuTimes.ofThreads(p.pid()));
         }
         double redisCpu = redisCpuSeconds(redis) - redisBefore;
         double elapsed = System.nanoTime() - start;
+        idleByThread.clear();
+        // percent of a core per instance
+        idleByThread.putAll(perThousand(threadDeltas(threadsBefore, threadsAfter), elapsed * instances.size() / 100));
         return new double[] {service / elapsed / instances.size(), redisCpu * 1e9 / elapsed};
+    }
+
+    /** The idle window's CPU by thread of the last size, in percent of a core per instance. */
+    private static final Map<String, Double> idleByThread = new LinkedHashMap<>();
+
+    /** Each thread group's CPU added between the two reads, summed over the instances (nanoseconds). */
+    private static Map<String, Long> threadDeltas(List<Map<String, Long>> before, List<Map<String, Long>> after) {
+        Map<String, Long> sum = new java.util.HashMap<>();
+        for (int i = 0; i < after.size(); i++) {
+            Map<String, Long> then = before.get(i);
+            after.get(i).forEach((name, nanos) -> sum.merge(name, nanos - then.getOrDefault(name, 0L), Long::sum));
+        }
+        return sum;
+    }
+
+    /**
+     * The groups that used at least 1% of the whole, largest first, each divided by {@code divisor} (for ms per 1,000
+     * jobs: jobs x 10^3), the rest as one {@code others} entry.
+     */
+    private static Map<String, Double> perThousand(Map<String, Long> nanos, double divisor) {
+        long total = nanos.values().stream().mapToLong(v -> Math.max(0, v)).sum();
+        Map<String, Double> out = new LinkedHashMap<>();
+        double others = 0;
+        for (var e : nanos.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .toList()) {
+            if (e.getValue() <= 0) {
+                continue;
+            }
+            double v = Math.round(e.getValue() * 1000 / divisor) / 1000.0;
+            if (e.getValue() * 100 >= total) {
+                out.put(e.getKey(), v);
+            } else {
+                others += e.getValue() / divisor;
+            }
+        }
+        out.put("others", Math.round(others * 1000) / 1000.0);
+        return out;
+    }
+
+    private static double timerCountDelta(Snapshot before, Snapshot after, String key) {
+        double sum = 0;
+        for (int i = 0; i < after.timers.size(); i++) {
+            sum += after.timers.get(i).get(key) - before.timers.get(i).get(key);
+        }
+        return sum;
+    }
+
+    /** Each Lua script's runs per job, all instances together (the service's delay.redis.script timer). */
+    private static Map<String, Double> scriptRunsPerJob(Snapshot before, Snapshot after, double jobs) {
+        Map<String, Double> out = new java.util.TreeMap<>();
+        for (int i = 0; i < after.timers.size(); i++) {
+            ServiceTimers.Snapshot then = before.timers.get(i);
+            after.timers.get(i).series().forEach((key, value) -> {
+                if (key.startsWith("delay_redis_script_seconds_count{")) {
+                    String script = key.replaceAll(".*script=\"([^\"]*)\".*", "$1");
+                    out.merge(script, (value - then.get(key)) / jobs, Double::sum);
+                }
+            });
+        }
+        out.replaceAll((k, v) -> Math.round(v * 1000) / 1000.0);
+        return out;
     }
 
     /** {@code INFO cpu} used_cpu_sys + used_cpu_user, seconds. */
@@ -367,13 +441,17 @@ final class ScaleOut {
             long scriptCalls,
             long scriptUsec,
             long commands,
-            Map<String, long[]> scripts) {
+            Map<String, long[]> scripts,
+            List<Map<String, Long>> threads,
+            List<ServiceTimers.Snapshot> timers) {
 
         static Snapshot take(List<ServiceProcess> instances, BenchRedis redis, HandOvers handOvers) throws Exception {
             long handedOver = handOvers.count();
             List<Long> cpu = new ArrayList<>();
+            List<Map<String, Long>> threads = new ArrayList<>();
             for (ServiceProcess p : instances) {
                 cpu.add(CpuTimes.ofProcess(p.pid()));
+                threads.add(CpuTimes.ofThreads(p.pid()));
             }
             Map<String, String> cpuInfo = redis.infoSection("cpu");
             double redisCpu =
@@ -401,7 +479,11 @@ final class ScaleOut {
                 dispatched.add(
                         get(p.port(), "/stats").path("data").path("dispatched").asLong());
             }
-            return new Snapshot(cpu, dispatched, handedOver, redisCpu, calls, usec, commands, scripts);
+            List<ServiceTimers.Snapshot> timers = new ArrayList<>();
+            for (ServiceProcess p : instances) {
+                timers.add(ServiceTimers.read(p.port()));
+            }
+            return new Snapshot(cpu, dispatched, handedOver, redisCpu, calls, usec, commands, scripts, threads, timers);
         }
 
         Map<String, Object> scriptUsecByCommand(Snapshot before, double jobs) {
