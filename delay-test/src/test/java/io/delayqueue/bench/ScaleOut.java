@@ -40,6 +40,14 @@ final class ScaleOut {
     static final int SHARDS = 8;
     /** The window of the instances' CPU at rest, before the load. */
     static final Duration IDLE = Duration.ofSeconds(10);
+    /** The warm-up goes on by this much at a time while the JIT compiles ({@link #warmUp}). */
+    static final Duration WARM_UP_SLICE = Duration.ofSeconds(10);
+    /** The JIT compiler threads' share of the instances' CPU below which they count as warm. */
+    static final double JIT_QUIET = 0.05;
+    /** The longest warm-up, in multiples of {@code --scale-out-warmup}. */
+    static final int WARM_UP_MAX_FACTOR = 4;
+    /** The window's own load starts this long before the window. */
+    static final Duration WINDOW_LEAD = Duration.ofSeconds(1);
 
     private final BenchOptions options;
     private final Path jar;
@@ -201,17 +209,18 @@ final class ScaleOut {
         byte[] job = ("{\"topic\":\"" + UserPaths.CALLBACK_TOPIC + "\",\"body\":\"" + "x".repeat(options.bodyBytes())
                         + "\",\"delay\":" + DELAY_MS + ",\"url\":\"" + receiver.url() + "\"}")
                 .getBytes(StandardCharsets.UTF_8);
-        Duration warmUp = options.scaleOutWarmUp();
         Duration window = options.scaleOutMeasure();
+        Map<String, Object> warmUp = warmUp(instances, job, pool);
+        // the window's load starts a moment before the window, so that its connections are open and busy
         long start = System.nanoTime();
         List<Future<RunResult>> loads = new ArrayList<>();
         for (ServiceProcess p : instances) {
             loads.add(pool.submit(() -> HttpPushLoad.run(
-                    "127.0.0.1", p.port(), "/push", job, 1, options.scaleOutCallers(), warmUp, window)));
+                    "127.0.0.1", p.port(), "/push", job, 1, options.scaleOutCallers(), WINDOW_LEAD, window)));
         }
-        sleepUntil(start + warmUp.toNanos());
+        sleepUntil(start + WINDOW_LEAD.toNanos());
         Snapshot before = Snapshot.take(instances, redis, handOvers);
-        sleepUntil(start + warmUp.plus(window).toNanos());
+        sleepUntil(start + WINDOW_LEAD.plus(window).toNanos());
         Snapshot after = Snapshot.take(instances, redis, handOvers);
         long pushed = 0;
         List<Long> pushedByInstance = new ArrayList<>();
@@ -256,8 +265,11 @@ final class ScaleOut {
         details.put("redisCpuSeconds", redisCpuUs / 1e6);
         details.put("redisCommandsPerJob", commands / jobs);
         details.put("scriptCallsPerJob", scriptCalls / jobs);
+        // the wake-ups between instances (a push due within max-sleep on an instance that does not scan its shard)
+        details.put("wakeUpPublishesPerJob", (after.publishes - before.publishes) / jobs);
         details.put("scriptUsPerCall", scriptCalls == 0 ? 0 : (double) scriptUsec / scriptCalls);
         details.put("scriptUsByCommand", after.scriptUsecByCommand(before, jobs));
+        details.put("warmUp", warmUp);
         details.put("cpuMsPer1000ByThread", perThousand(threadDeltas(before.threads, after.threads), jobs * 1e3));
         details.put(
                 "journalCommitsPerJob", timerCountDelta(before, after, "delay_journal_commit_seconds_count") / jobs);
@@ -273,6 +285,58 @@ final class ScaleOut {
                 jobs == 0 ? Double.NaN : scriptUsec / jobs,
                 Double.NaN,
                 details);
+    }
+
+    /**
+     * Pushes the size's load for {@code --scale-out-warmup} s, then {@link #WARM_UP_SLICE} more at a time while the
+     * JVMs' JIT compiler threads took more than {@link #JIT_QUIET} of the instances' CPU in the last slice, up to
+     * {@link #WARM_UP_MAX_FACTOR} times the warm-up in all. A JVM compiles a method after a number of calls, not of
+     * seconds: with 8 callers per instance on the same cores, each of N instances serves about 1/N of the jobs per
+     * second that one alone does, so a fixed warm-up measures the larger cluster's code still interpreted or in C1
+     * (the first quick runs put half of 4 instances' CPU per job in the compiler threads). The JIT's one-off cost is
+     * not a cost of scaling out; the window then measures settled code.
+     *
+     * @return the seconds it took and the compiler threads' share of the CPU in each slice
+     */
+    private Map<String, Object> warmUp(List<ServiceProcess> instances, byte[] job, ExecutorService pool)
+            throws Exception {
+        Duration first = options.scaleOutWarmUp();
+        Duration max = first.multipliedBy(WARM_UP_MAX_FACTOR);
+        List<Double> jitShares = new ArrayList<>();
+        Duration done = Duration.ZERO;
+        Duration next = first;
+        while (true) {
+            List<Map<String, Long>> before = new ArrayList<>();
+            instances.forEach(p -> before.add(CpuTimes.ofThreads(p.pid())));
+            List<Future<RunResult>> loads = new ArrayList<>();
+            Duration slice = next;
+            for (ServiceProcess p : instances) {
+                loads.add(pool.submit(() -> HttpPushLoad.run(
+                        "127.0.0.1", p.port(), "/push", job, 1, options.scaleOutCallers(), Duration.ZERO, slice)));
+            }
+            for (Future<RunResult> f : loads) {
+                f.get();
+            }
+            done = done.plus(slice);
+            List<Map<String, Long>> after = new ArrayList<>();
+            instances.forEach(p -> after.add(CpuTimes.ofThreads(p.pid())));
+            Map<String, Long> used = threadDeltas(before, after);
+            long all = used.values().stream().mapToLong(v -> Math.max(0, v)).sum();
+            long jit = used.entrySet().stream()
+                    .filter(e -> e.getKey().contains("CompilerThre"))
+                    .mapToLong(e -> Math.max(0, e.getValue()))
+                    .sum();
+            double share = all == 0 ? 0 : (double) jit / all;
+            jitShares.add(Math.round(share * 1000) / 1000.0);
+            if (share <= JIT_QUIET || done.plus(WARM_UP_SLICE).compareTo(max) > 0) {
+                break;
+            }
+            next = WARM_UP_SLICE;
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("seconds", done.toSeconds());
+        out.put("jitCpuShareBySlice", jitShares);
+        return out;
     }
 
     /**
@@ -441,6 +505,7 @@ final class ScaleOut {
             long scriptCalls,
             long scriptUsec,
             long commands,
+            long publishes,
             Map<String, long[]> scripts,
             List<Map<String, Long>> threads,
             List<ServiceTimers.Snapshot> timers) {
@@ -459,8 +524,12 @@ final class ScaleOut {
             Map<String, long[]> scripts = new LinkedHashMap<>();
             long calls = 0;
             long usec = 0;
+            long publishes = 0;
             for (var e : redis.infoSection("commandstats").entrySet()) {
                 String command = e.getKey().replace("cmdstat_", "");
+                if (command.equals("publish")) {
+                    publishes = statField(e.getValue(), "calls");
+                }
                 if (command.equals("evalsha")
                         || command.equals("eval")
                         || command.startsWith("fcall")
@@ -483,7 +552,8 @@ final class ScaleOut {
             for (ServiceProcess p : instances) {
                 timers.add(ServiceTimers.read(p.port()));
             }
-            return new Snapshot(cpu, dispatched, handedOver, redisCpu, calls, usec, commands, scripts, threads, timers);
+            return new Snapshot(
+                    cpu, dispatched, handedOver, redisCpu, calls, usec, commands, publishes, scripts, threads, timers);
         }
 
         Map<String, Object> scriptUsecByCommand(Snapshot before, double jobs) {
