@@ -94,7 +94,10 @@ final class ScaleOut {
                         .and(figure(n, "HandOverShareSpread"), size.handOverShareSpread)
                         .and(figure(n, "RedisCpuUsPerJob"), size.redisCpuUsPerJob)
                         .and(figure(n, "ScriptUsPerJob"), size.scriptUsPerJob)
-                        .and(figure(n, "IdleCorePercent"), size.idleCoresPerInstance * 100);
+                        .and(figure(n, "IdleCorePercent"), size.idleCoresPerInstance * 100)
+                        .and(
+                                figure(n, "JitCpuPercent"),
+                                ((Number) size.details.get("jitCpuShare")).doubleValue() * 100);
                 if (n != options.scaleOutInstances().get(0) && first != null) {
                     r.and(figure(n, "CpuRatio"), size.cpuMsPer1000 / first);
                 }
@@ -270,7 +273,17 @@ final class ScaleOut {
         details.put("scriptUsPerCall", scriptCalls == 0 ? 0 : (double) scriptUsec / scriptCalls);
         details.put("scriptUsByCommand", after.scriptUsecByCommand(before, jobs));
         details.put("warmUp", warmUp);
-        details.put("cpuMsPer1000ByThread", perThousand(threadDeltas(before.threads, after.threads), jobs * 1e3));
+        Map<String, Long> byThread = threadDeltas(before.threads, after.threads);
+        details.put("cpuMsPer1000ByThread", perThousand(byThread, jobs * 1e3));
+        details.put("jitCpuShare", cpu == 0 ? 0.0 : (double) compilerNanos(byThread) / cpu);
+        // each instance's CPU less its compiler threads': the JVMs compile at different moments, the work is shared
+        List<Long> cpuLessJit = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long jit = compilerNanos(threadDeltas(List.of(before.threads.get(i)), List.of(after.threads.get(i))));
+            cpuLessJit.add(cpuByInstance.get(i) - jit);
+        }
+        long allLessJit = cpuLessJit.stream().mapToLong(Long::longValue).sum();
+        details.put("cpuShareSpreadWithoutJit", spread(cpuLessJit, allLessJit));
         details.put(
                 "journalCommitsPerJob", timerCountDelta(before, after, "delay_journal_commit_seconds_count") / jobs);
         details.put("scriptRunsPerJob", scriptRunsPerJob(before, after, jobs));
@@ -322,10 +335,7 @@ final class ScaleOut {
             instances.forEach(p -> after.add(CpuTimes.ofThreads(p.pid())));
             Map<String, Long> used = threadDeltas(before, after);
             long all = used.values().stream().mapToLong(v -> Math.max(0, v)).sum();
-            long jit = used.entrySet().stream()
-                    .filter(e -> e.getKey().contains("CompilerThre"))
-                    .mapToLong(e -> Math.max(0, e.getValue()))
-                    .sum();
+            long jit = compilerNanos(used);
             double share = all == 0 ? 0 : (double) jit / all;
             jitShares.add(Math.round(share * 1000) / 1000.0);
             if (share <= JIT_QUIET || done.plus(WARM_UP_SLICE).compareTo(max) > 0) {
@@ -403,6 +413,14 @@ final class ScaleOut {
         }
         out.put("others", Math.round(others * 1000) / 1000.0);
         return out;
+    }
+
+    /** The CPU of the JIT's compiler threads ({@code C2 CompilerThre#}, {@code C1 ...}) among {@code byThread}. */
+    private static long compilerNanos(Map<String, Long> byThread) {
+        return byThread.entrySet().stream()
+                .filter(e -> e.getKey().contains("CompilerThre"))
+                .mapToLong(e -> Math.max(0, e.getValue()))
+                .sum();
     }
 
     private static double timerCountDelta(Snapshot before, Snapshot after, String key) {
