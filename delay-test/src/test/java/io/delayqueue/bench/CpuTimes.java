@@ -80,6 +80,34 @@ record CpuTimes(Map<String, Long> nanos) {
         return byName;
     }
 
+    /**
+     * Context switches of every thread of the process {@code pid} so far: {@code [voluntary, involuntary]} (a thread
+     * that waits and is woken again, a thread taken off its core). Threads that ended are not counted.
+     */
+    static long[] contextSwitches(long pid) {
+        long[] sum = new long[2];
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            tasks.forEach(task -> {
+                try {
+                    for (String line : Files.readAllLines(task.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:")) {
+                            sum[0] += Long.parseLong(
+                                    line.substring(line.indexOf(':') + 1).trim());
+                        } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                            sum[1] += Long.parseLong(
+                                    line.substring(line.indexOf(':') + 1).trim());
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // a thread that ended meanwhile
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            return sum;
+        }
+        return sum;
+    }
+
     /** utime + stime of every process whose command is {@code command}, or 0 where /proc cannot tell. */
     private static long serverNanos(String command) {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {

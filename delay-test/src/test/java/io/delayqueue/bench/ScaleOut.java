@@ -284,6 +284,9 @@ final class ScaleOut {
         }
         long allLessJit = cpuLessJit.stream().mapToLong(Long::longValue).sum();
         details.put("cpuShareSpreadWithoutJit", spread(cpuLessJit, allLessJit));
+        // thread hand-offs: at a lower rate per instance each job pays more of its threads' wake-ups itself
+        details.put("voluntaryContextSwitchesPerJob", (after.switches[0] - before.switches[0]) / jobs);
+        details.put("involuntaryContextSwitchesPerJob", (after.switches[1] - before.switches[1]) / jobs);
         details.put(
                 "journalCommitsPerJob", timerCountDelta(before, after, "delay_journal_commit_seconds_count") / jobs);
         details.put("scriptRunsPerJob", scriptRunsPerJob(before, after, jobs));
@@ -526,15 +529,20 @@ final class ScaleOut {
             long publishes,
             Map<String, long[]> scripts,
             List<Map<String, Long>> threads,
-            List<ServiceTimers.Snapshot> timers) {
+            List<ServiceTimers.Snapshot> timers,
+            long[] switches) {
 
         static Snapshot take(List<ServiceProcess> instances, BenchRedis redis, HandOvers handOvers) throws Exception {
             long handedOver = handOvers.count();
             List<Long> cpu = new ArrayList<>();
             List<Map<String, Long>> threads = new ArrayList<>();
+            long[] switches = new long[2];
             for (ServiceProcess p : instances) {
                 cpu.add(CpuTimes.ofProcess(p.pid()));
                 threads.add(CpuTimes.ofThreads(p.pid()));
+                long[] c = CpuTimes.contextSwitches(p.pid());
+                switches[0] += c[0];
+                switches[1] += c[1];
             }
             Map<String, String> cpuInfo = redis.infoSection("cpu");
             double redisCpu =
@@ -571,7 +579,18 @@ final class ScaleOut {
                 timers.add(ServiceTimers.read(p.port()));
             }
             return new Snapshot(
-                    cpu, dispatched, handedOver, redisCpu, calls, usec, commands, publishes, scripts, threads, timers);
+                    cpu,
+                    dispatched,
+                    handedOver,
+                    redisCpu,
+                    calls,
+                    usec,
+                    commands,
+                    publishes,
+                    scripts,
+                    threads,
+                    timers,
+                    switches);
         }
 
         Map<String, Object> scriptUsecByCommand(Snapshot before, double jobs) {
