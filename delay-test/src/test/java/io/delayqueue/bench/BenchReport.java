@@ -293,6 +293,13 @@ final class BenchReport {
                     ScaleOut.figure(n, "CpuMsPer1000"),
                     0,
                     ""));
+            rows.add(new Row(
+                    "scale-out-" + n + "-jit",
+                    size + ": of that CPU, the JIT compiler threads' (%; the warm-up waits for them to settle)",
+                    Kind.SCALE_OUT,
+                    ScaleOut.figure(n, "JitCpuPercent"),
+                    1,
+                    ""));
             if (n != first) {
                 rows.add(new Row(
                         "scale-out-" + n + "-cpu-ratio",

@@ -253,7 +253,10 @@ public final class Benchmark {
                 case SCALE_OUT -> {
                     m.add(report(what + " (" + options.scaleOutInstances() + " instances)", target.scaleOut()));
                     m.note("one run: each cluster size warms up for "
-                            + options.scaleOutWarmUp().toSeconds() + " s of the same load before its measured window");
+                            + options.scaleOutWarmUp().toSeconds()
+                            + " s of the same load before its measured window, then"
+                            + " 10 s more at a time while the JVMs' JIT compiler threads take over 5% of their CPU (up to "
+                            + ScaleOut.WARM_UP_MAX_FACTOR + "x; the JSON's warmUp)");
                 }
                 case FULL_BURST -> {
                     // a fresh service's first bursts are slower (issue 29, item 4): one of the ordinary size first

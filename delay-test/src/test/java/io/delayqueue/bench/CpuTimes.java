@@ -54,6 +54,60 @@ record CpuTimes(Map<String, Long> nanos) {
         }
     }
 
+    /**
+     * utime + stime of each thread of the process {@code pid} so far, in nanoseconds, summed by thread name with its
+     * digits replaced by {@code #} ({@code delay-scanner-#}, {@code C2 CompilerThre#}): where a JVM's CPU goes, the
+     * JIT's and the collector's apart from the service's own threads. Empty where /proc cannot tell.
+     */
+    static Map<String, Long> ofThreads(long pid) {
+        Map<String, Long> byName = new java.util.TreeMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            tasks.forEach(task -> {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    int close = stat.lastIndexOf(')');
+                    String name = stat.substring(stat.indexOf('(') + 1, close).replaceAll("[0-9]+", "#");
+                    String[] fields = stat.substring(close + 2).split(" ");
+                    long nanos = (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * TICK_NANOS;
+                    byName.merge(name, nanos, Long::sum);
+                } catch (IOException | RuntimeException e) {
+                    // a thread that ended meanwhile
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            return Map.of();
+        }
+        return byName;
+    }
+
+    /**
+     * Context switches of every thread of the process {@code pid} so far: {@code [voluntary, involuntary]} (a thread
+     * that waits and is woken again, a thread taken off its core). Threads that ended are not counted.
+     */
+    static long[] contextSwitches(long pid) {
+        long[] sum = new long[2];
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            tasks.forEach(task -> {
+                try {
+                    for (String line : Files.readAllLines(task.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:")) {
+                            sum[0] += Long.parseLong(
+                                    line.substring(line.indexOf(':') + 1).trim());
+                        } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                            sum[1] += Long.parseLong(
+                                    line.substring(line.indexOf(':') + 1).trim());
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // a thread that ended meanwhile
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            return sum;
+        }
+        return sum;
+    }
+
     /** utime + stime of every process whose command is {@code command}, or 0 where /proc cannot tell. */
     private static long serverNanos(String command) {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {

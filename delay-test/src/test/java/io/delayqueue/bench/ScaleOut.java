@@ -40,6 +40,14 @@ final class ScaleOut {
     static final int SHARDS = 8;
     /** The window of the instances' CPU at rest, before the load. */
     static final Duration IDLE = Duration.ofSeconds(10);
+    /** The warm-up goes on by this much at a time while the JIT compiles ({@link #warmUp}). */
+    static final Duration WARM_UP_SLICE = Duration.ofSeconds(10);
+    /** The JIT compiler threads' share of the instances' CPU below which they count as warm. */
+    static final double JIT_QUIET = 0.05;
+    /** The longest warm-up, in multiples of {@code --scale-out-warmup}. */
+    static final int WARM_UP_MAX_FACTOR = 4;
+    /** The window's own load starts this long before the window. */
+    static final Duration WINDOW_LEAD = Duration.ofSeconds(1);
 
     private final BenchOptions options;
     private final Path jar;
@@ -86,7 +94,10 @@ final class ScaleOut {
                         .and(figure(n, "HandOverShareSpread"), size.handOverShareSpread)
                         .and(figure(n, "RedisCpuUsPerJob"), size.redisCpuUsPerJob)
                         .and(figure(n, "ScriptUsPerJob"), size.scriptUsPerJob)
-                        .and(figure(n, "IdleCorePercent"), size.idleCoresPerInstance * 100);
+                        .and(figure(n, "IdleCorePercent"), size.idleCoresPerInstance * 100)
+                        .and(
+                                figure(n, "JitCpuPercent"),
+                                ((Number) size.details.get("jitCpuShare")).doubleValue() * 100);
                 if (n != options.scaleOutInstances().get(0) && first != null) {
                     r.and(figure(n, "CpuRatio"), size.cpuMsPer1000 / first);
                 }
@@ -162,6 +173,7 @@ final class ScaleOut {
             size.details.put("idleCoresPerInstance", idle);
             size.details.put("idleRedisCores", idleCores[1]);
             size.details.put("idleSeconds", IDLE.toSeconds());
+            size.details.put("idleCorePercentByThread", new LinkedHashMap<>(idleByThread));
             return new Size(
                     size.handedOverPerSecond,
                     size.pushedPerSecond,
@@ -200,17 +212,18 @@ final class ScaleOut {
         byte[] job = ("{\"topic\":\"" + UserPaths.CALLBACK_TOPIC + "\",\"body\":\"" + "x".repeat(options.bodyBytes())
                         + "\",\"delay\":" + DELAY_MS + ",\"url\":\"" + receiver.url() + "\"}")
                 .getBytes(StandardCharsets.UTF_8);
-        Duration warmUp = options.scaleOutWarmUp();
         Duration window = options.scaleOutMeasure();
+        Map<String, Object> warmUp = warmUp(instances, job, pool);
+        // the window's load starts a moment before the window, so that its connections are open and busy
         long start = System.nanoTime();
         List<Future<RunResult>> loads = new ArrayList<>();
         for (ServiceProcess p : instances) {
             loads.add(pool.submit(() -> HttpPushLoad.run(
-                    "127.0.0.1", p.port(), "/push", job, 1, options.scaleOutCallers(), warmUp, window)));
+                    "127.0.0.1", p.port(), "/push", job, 1, options.scaleOutCallers(), WINDOW_LEAD, window)));
         }
-        sleepUntil(start + warmUp.toNanos());
+        sleepUntil(start + WINDOW_LEAD.toNanos());
         Snapshot before = Snapshot.take(instances, redis, handOvers);
-        sleepUntil(start + warmUp.plus(window).toNanos());
+        sleepUntil(start + WINDOW_LEAD.plus(window).toNanos());
         Snapshot after = Snapshot.take(instances, redis, handOvers);
         long pushed = 0;
         List<Long> pushedByInstance = new ArrayList<>();
@@ -255,8 +268,28 @@ final class ScaleOut {
         details.put("redisCpuSeconds", redisCpuUs / 1e6);
         details.put("redisCommandsPerJob", commands / jobs);
         details.put("scriptCallsPerJob", scriptCalls / jobs);
+        // the wake-ups between instances (a push due within max-sleep on an instance that does not scan its shard)
+        details.put("wakeUpPublishesPerJob", (after.publishes - before.publishes) / jobs);
         details.put("scriptUsPerCall", scriptCalls == 0 ? 0 : (double) scriptUsec / scriptCalls);
         details.put("scriptUsByCommand", after.scriptUsecByCommand(before, jobs));
+        details.put("warmUp", warmUp);
+        Map<String, Long> byThread = threadDeltas(before.threads, after.threads);
+        details.put("cpuMsPer1000ByThread", perThousand(byThread, jobs * 1e3));
+        details.put("jitCpuShare", cpu == 0 ? 0.0 : (double) compilerNanos(byThread) / cpu);
+        // each instance's CPU less its compiler threads': the JVMs compile at different moments, the work is shared
+        List<Long> cpuLessJit = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long jit = compilerNanos(threadDeltas(List.of(before.threads.get(i)), List.of(after.threads.get(i))));
+            cpuLessJit.add(cpuByInstance.get(i) - jit);
+        }
+        long allLessJit = cpuLessJit.stream().mapToLong(Long::longValue).sum();
+        details.put("cpuShareSpreadWithoutJit", spread(cpuLessJit, allLessJit));
+        // thread hand-offs: at a lower rate per instance each job pays more of its threads' wake-ups itself
+        details.put("voluntaryContextSwitchesPerJob", (after.switches[0] - before.switches[0]) / jobs);
+        details.put("involuntaryContextSwitchesPerJob", (after.switches[1] - before.switches[1]) / jobs);
+        details.put(
+                "journalCommitsPerJob", timerCountDelta(before, after, "delay_journal_commit_seconds_count") / jobs);
+        details.put("scriptRunsPerJob", scriptRunsPerJob(before, after, jobs));
         details.put("loadAverage", BenchEnvironment.loadAverage());
         return new Size(
                 handedOver / seconds,
@@ -271,24 +304,150 @@ final class ScaleOut {
     }
 
     /**
+     * Pushes the size's load for {@code --scale-out-warmup} s, then {@link #WARM_UP_SLICE} more at a time while the
+     * JVMs' JIT compiler threads took more than {@link #JIT_QUIET} of the instances' CPU in the last slice, up to
+     * {@link #WARM_UP_MAX_FACTOR} times the warm-up in all. A JVM compiles a method after a number of calls, not of
+     * seconds: with 8 callers per instance on the same cores, each of N instances serves about 1/N of the jobs per
+     * second that one alone does, so a fixed warm-up measures the larger cluster's code still interpreted or in C1
+     * (the first quick runs put half of 4 instances' CPU per job in the compiler threads). The JIT's one-off cost is
+     * not a cost of scaling out; the window then measures settled code.
+     *
+     * @return the seconds it took and the compiler threads' share of the CPU in each slice
+     */
+    private Map<String, Object> warmUp(List<ServiceProcess> instances, byte[] job, ExecutorService pool)
+            throws Exception {
+        Duration first = options.scaleOutWarmUp();
+        Duration max = first.multipliedBy(WARM_UP_MAX_FACTOR);
+        List<Double> jitShares = new ArrayList<>();
+        Duration done = Duration.ZERO;
+        Duration next = first;
+        while (true) {
+            List<Map<String, Long>> before = new ArrayList<>();
+            instances.forEach(p -> before.add(CpuTimes.ofThreads(p.pid())));
+            List<Future<RunResult>> loads = new ArrayList<>();
+            Duration slice = next;
+            for (ServiceProcess p : instances) {
+                loads.add(pool.submit(() -> HttpPushLoad.run(
+                        "127.0.0.1", p.port(), "/push", job, 1, options.scaleOutCallers(), Duration.ZERO, slice)));
+            }
+            for (Future<RunResult> f : loads) {
+                f.get();
+            }
+            done = done.plus(slice);
+            List<Map<String, Long>> after = new ArrayList<>();
+            instances.forEach(p -> after.add(CpuTimes.ofThreads(p.pid())));
+            Map<String, Long> used = threadDeltas(before, after);
+            long all = used.values().stream().mapToLong(v -> Math.max(0, v)).sum();
+            long jit = compilerNanos(used);
+            double share = all == 0 ? 0 : (double) jit / all;
+            jitShares.add(Math.round(share * 1000) / 1000.0);
+            if (share <= JIT_QUIET || done.plus(WARM_UP_SLICE).compareTo(max) > 0) {
+                break;
+            }
+            next = WARM_UP_SLICE;
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("seconds", done.toSeconds());
+        out.put("jitCpuShareBySlice", jitShares);
+        return out;
+    }
+
+    /**
      * The instances' CPU with no load, in cores per instance (0.05: 5% of a core each), and the Redis's, in cores,
      * over {@link #IDLE}: what an instance costs for being there (scanning its shards every tick, ZooKeeper, the
      * wake-up subscription), which the CPU per job of a larger cluster carries.
      */
     private static double[] idleCores(List<ServiceProcess> instances, BenchRedis redis) throws InterruptedException {
         long service = 0;
+        List<Map<String, Long>> threadsBefore = new ArrayList<>();
         for (ServiceProcess p : instances) {
             service -= CpuTimes.ofProcess(p.pid());
+            threadsBefore.add(CpuTimes.ofThreads(p.pid()));
         }
         double redisBefore = redisCpuSeconds(redis);
         long start = System.nanoTime();
         Thread.sleep(IDLE.toMillis());
+        List<Map<String, Long>> threadsAfter = new ArrayList<>();
         for (ServiceProcess p : instances) {
             service += CpuTimes.ofProcess(p.pid());
+            threadsAfter.add(CpuTimes.ofThreads(p.pid()));
         }
         double redisCpu = redisCpuSeconds(redis) - redisBefore;
         double elapsed = System.nanoTime() - start;
+        idleByThread.clear();
+        // percent of a core per instance
+        idleByThread.putAll(perThousand(threadDeltas(threadsBefore, threadsAfter), elapsed * instances.size() / 100));
         return new double[] {service / elapsed / instances.size(), redisCpu * 1e9 / elapsed};
+    }
+
+    /** The idle window's CPU by thread of the last size, in percent of a core per instance. */
+    private static final Map<String, Double> idleByThread = new LinkedHashMap<>();
+
+    /** Each thread group's CPU added between the two reads, summed over the instances (nanoseconds). */
+    private static Map<String, Long> threadDeltas(List<Map<String, Long>> before, List<Map<String, Long>> after) {
+        Map<String, Long> sum = new java.util.HashMap<>();
+        for (int i = 0; i < after.size(); i++) {
+            Map<String, Long> then = before.get(i);
+            after.get(i).forEach((name, nanos) -> sum.merge(name, nanos - then.getOrDefault(name, 0L), Long::sum));
+        }
+        return sum;
+    }
+
+    /**
+     * The groups that used at least 1% of the whole, largest first, each divided by {@code divisor} (for ms per 1,000
+     * jobs: jobs x 10^3), the rest as one {@code others} entry.
+     */
+    private static Map<String, Double> perThousand(Map<String, Long> nanos, double divisor) {
+        long total = nanos.values().stream().mapToLong(v -> Math.max(0, v)).sum();
+        Map<String, Double> out = new LinkedHashMap<>();
+        double others = 0;
+        for (var e : nanos.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .toList()) {
+            if (e.getValue() <= 0) {
+                continue;
+            }
+            double v = Math.round(e.getValue() * 1000 / divisor) / 1000.0;
+            if (e.getValue() * 100 >= total) {
+                out.put(e.getKey(), v);
+            } else {
+                others += e.getValue() / divisor;
+            }
+        }
+        out.put("others", Math.round(others * 1000) / 1000.0);
+        return out;
+    }
+
+    /** The CPU of the JIT's compiler threads ({@code C2 CompilerThre#}, {@code C1 ...}) among {@code byThread}. */
+    private static long compilerNanos(Map<String, Long> byThread) {
+        return byThread.entrySet().stream()
+                .filter(e -> e.getKey().contains("CompilerThre"))
+                .mapToLong(e -> Math.max(0, e.getValue()))
+                .sum();
+    }
+
+    private static double timerCountDelta(Snapshot before, Snapshot after, String key) {
+        double sum = 0;
+        for (int i = 0; i < after.timers.size(); i++) {
+            sum += after.timers.get(i).get(key) - before.timers.get(i).get(key);
+        }
+        return sum;
+    }
+
+    /** Each Lua script's runs per job, all instances together (the service's delay.redis.script timer). */
+    private static Map<String, Double> scriptRunsPerJob(Snapshot before, Snapshot after, double jobs) {
+        Map<String, Double> out = new java.util.TreeMap<>();
+        for (int i = 0; i < after.timers.size(); i++) {
+            ServiceTimers.Snapshot then = before.timers.get(i);
+            after.timers.get(i).series().forEach((key, value) -> {
+                if (key.startsWith("delay_redis_script_seconds_count{")) {
+                    String script = key.replaceAll(".*script=\"([^\"]*)\".*", "$1");
+                    out.merge(script, (value - then.get(key)) / jobs, Double::sum);
+                }
+            });
+        }
+        out.replaceAll((k, v) -> Math.round(v * 1000) / 1000.0);
+        return out;
     }
 
     /** {@code INFO cpu} used_cpu_sys + used_cpu_user, seconds. */
@@ -367,13 +526,23 @@ final class ScaleOut {
             long scriptCalls,
             long scriptUsec,
             long commands,
-            Map<String, long[]> scripts) {
+            long publishes,
+            Map<String, long[]> scripts,
+            List<Map<String, Long>> threads,
+            List<ServiceTimers.Snapshot> timers,
+            long[] switches) {
 
         static Snapshot take(List<ServiceProcess> instances, BenchRedis redis, HandOvers handOvers) throws Exception {
             long handedOver = handOvers.count();
             List<Long> cpu = new ArrayList<>();
+            List<Map<String, Long>> threads = new ArrayList<>();
+            long[] switches = new long[2];
             for (ServiceProcess p : instances) {
                 cpu.add(CpuTimes.ofProcess(p.pid()));
+                threads.add(CpuTimes.ofThreads(p.pid()));
+                long[] c = CpuTimes.contextSwitches(p.pid());
+                switches[0] += c[0];
+                switches[1] += c[1];
             }
             Map<String, String> cpuInfo = redis.infoSection("cpu");
             double redisCpu =
@@ -381,8 +550,12 @@ final class ScaleOut {
             Map<String, long[]> scripts = new LinkedHashMap<>();
             long calls = 0;
             long usec = 0;
+            long publishes = 0;
             for (var e : redis.infoSection("commandstats").entrySet()) {
                 String command = e.getKey().replace("cmdstat_", "");
+                if (command.equals("publish")) {
+                    publishes = statField(e.getValue(), "calls");
+                }
                 if (command.equals("evalsha")
                         || command.equals("eval")
                         || command.startsWith("fcall")
@@ -401,7 +574,23 @@ final class ScaleOut {
                 dispatched.add(
                         get(p.port(), "/stats").path("data").path("dispatched").asLong());
             }
-            return new Snapshot(cpu, dispatched, handedOver, redisCpu, calls, usec, commands, scripts);
+            List<ServiceTimers.Snapshot> timers = new ArrayList<>();
+            for (ServiceProcess p : instances) {
+                timers.add(ServiceTimers.read(p.port()));
+            }
+            return new Snapshot(
+                    cpu,
+                    dispatched,
+                    handedOver,
+                    redisCpu,
+                    calls,
+                    usec,
+                    commands,
+                    publishes,
+                    scripts,
+                    threads,
+                    timers,
+                    switches);
         }
 
         Map<String, Object> scriptUsecByCommand(Snapshot before, double jobs) {

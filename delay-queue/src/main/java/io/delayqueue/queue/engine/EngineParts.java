@@ -346,6 +346,7 @@ final class EngineParts {
     }
 
     private void ownershipChanged() {
+        wakeUps.ownershipChanged();
         mover.wakeAllScanners();
         if (tierLoader != null) {
             tierLoader.wakeNow();
@@ -367,6 +368,11 @@ final class EngineParts {
         @Override
         public void resynchronize() {
             mover.wakeAllScanners();
+        }
+
+        @Override
+        public boolean owns(int shard) {
+            return coordinator.owns(shard);
         }
     }
 
