@@ -23,6 +23,8 @@ import io.delayqueue.queue.store.redis.RedisWakeUpChannel;
 import io.delayqueue.queue.store.redis.ReplicaWait;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -85,6 +87,10 @@ public final class WarmUp {
      * a fresh service's bursts of 10,000 went on getting faster up to the fifth.
      */
     private static final int MIN_ROUNDS = 8;
+    /** The compiler is done once it compiled less than {@link #COMPILER_QUIET} in a window of this. */
+    private static final Duration COMPILER_WINDOW = Duration.ofMillis(500);
+
+    private static final Duration COMPILER_QUIET = Duration.ofMillis(25);
 
     private static final int PUSH_THREADS = 4;
     private static final int PULL_THREADS = 2;
@@ -210,15 +216,18 @@ public final class WarmUp {
                     break;
                 }
             }
+            long compiling = awaitCompilerQuiet(deadline);
             Report report = new Report(rounds, jobs, Duration.ofNanos(System.nanoTime() - started), rate, prefix);
             log.info(
                     "warmed up in {} ms: {} rounds, {} jobs pushed and handed over under a private prefix, the last"
-                            + " round at {} jobs/s (rounds: {}; delay.warm-up.enabled=false starts without)",
+                            + " round at {} jobs/s (rounds: {}), then {} ms until the JIT compiler was done with what"
+                            + " they ran (delay.warm-up.enabled=false starts without)",
                     report.took().toMillis(),
                     rounds,
                     jobs,
                     Math.round(rate),
-                    rates);
+                    rates,
+                    compiling);
             return report;
         } finally {
             workers.shutdownNow();
@@ -235,6 +244,33 @@ public final class WarmUp {
             int deleted = deleteKeys(redis, "{" + prefix + ":*", key -> true);
             log.debug("warm-up deleted its {} keys under {}", deleted, prefix);
         }
+    }
+
+    /**
+     * Waits until the JIT compiler is done with the code the rounds ran: the methods they made hot are queued for
+     * compilation and compiled in the background, and a burst that comes while the queue drains shares the cores with
+     * the compiler (a take-over, which met code compiled at leisure, ran at 0.83 of the settled rate; a fresh service
+     * right after its rounds at 0.37). Done when the compiler threads spent less than {@link #COMPILER_QUIET} of
+     * {@link #COMPILER_WINDOW} compiling, or at {@code deadline}.
+     *
+     * @return milliseconds waited
+     */
+    private static long awaitCompilerQuiet(long deadline) throws InterruptedException {
+        CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+        long start = System.nanoTime();
+        if (compiler == null || !compiler.isCompilationTimeMonitoringSupported()) {
+            return 0;
+        }
+        long before = compiler.getTotalCompilationTime();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(Math.max(1, Math.min(COMPILER_WINDOW.toMillis(), remainingMs(deadline))));
+            long now = compiler.getTotalCompilationTime();
+            if (now - before < COMPILER_QUIET.toMillis()) {
+                break;
+            }
+            before = now;
+        }
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
 
     /**
