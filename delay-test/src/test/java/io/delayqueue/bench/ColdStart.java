@@ -154,15 +154,7 @@ final class ColdStart {
     }
 
     private List<String> args(String prefix, BenchDatabase database, List<String> more) {
-        List<String> args = new ArrayList<>(List.of(
-                "--delay.redis.uri=" + BenchRedis.URI,
-                "--delay.redis.prefix=" + prefix,
-                "--spring.datasource.url=" + database.jdbcUrl(),
-                "--spring.datasource.username=" + BenchDatabase.USER,
-                "--spring.datasource.password=" + BenchDatabase.PASSWORD,
-                "--delay.journal.mode=sync",
-                "--delay.journal.restore-on-start=false"));
-        args.addAll(UserPaths.routes());
+        List<String> args = HttpTarget.onMariaDb(BenchRedis.URI, prefix, database);
         args.addAll(more);
         return args;
     }

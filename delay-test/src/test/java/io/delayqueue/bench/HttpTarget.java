@@ -76,15 +76,7 @@ final class HttpTarget implements BenchTarget {
         } else {
             this.database = BenchDatabase.create();
             this.receiver = new CallbackReceiver();
-            args.addAll(List.of(
-                    "--delay.redis.uri=" + BenchRedis.URI,
-                    "--delay.redis.prefix=" + prefix,
-                    "--spring.datasource.url=" + database.jdbcUrl(),
-                    "--spring.datasource.username=" + BenchDatabase.USER,
-                    "--spring.datasource.password=" + BenchDatabase.PASSWORD,
-                    "--delay.journal.mode=sync",
-                    "--delay.journal.restore-on-start=false"));
-            args.addAll(UserPaths.routes());
+            args.addAll(onMariaDb(BenchRedis.URI, prefix, database));
         }
         this.args = List.copyOf(args);
         this.log = benchDir.resolve(logName);
@@ -145,6 +137,23 @@ final class HttpTarget implements BenchTarget {
     @Override
     public RunResult retryStorm(int knownIds, int rate, Duration duration) throws Exception {
         return thenClean(() -> paths.retryStorm(knownIds, rate, duration));
+    }
+
+    /**
+     * The MariaDB set-up's settings: the Redis at {@code redisUri} under {@code prefix}, the journal in {@code sync}
+     * mode on {@code database}, no restore at start, the topics of {@link UserPaths#routes()}.
+     */
+    static List<String> onMariaDb(String redisUri, String prefix, BenchDatabase database) {
+        List<String> args = new ArrayList<>(List.of(
+                "--delay.redis.uri=" + redisUri,
+                "--delay.redis.prefix=" + prefix,
+                "--spring.datasource.url=" + database.jdbcUrl(),
+                "--spring.datasource.username=" + BenchDatabase.USER,
+                "--spring.datasource.password=" + BenchDatabase.PASSWORD,
+                "--delay.journal.mode=sync",
+                "--delay.journal.restore-on-start=false"));
+        args.addAll(UserPaths.routes());
+        return args;
     }
 
     @Override
@@ -209,7 +218,8 @@ final class HttpTarget implements BenchTarget {
                 .filter(a -> !a.startsWith("--delay.journal.restore-on-start="))
                 .toList());
         restoring.add("--delay.journal.restore-on-start=true");
-        service = ServiceProcess.start(jar, workDir, restoreLog(), restoring);
+        // ready once the restore at start and the warm-up are done: a million jobs take minutes
+        service = ServiceProcess.start(jar, workDir, restoreLog(), restoring, Duration.ofMinutes(30));
         port = service.port();
         paths = new UserPaths(port, receiver, options.bodyBytes(), options.pullCount());
     }

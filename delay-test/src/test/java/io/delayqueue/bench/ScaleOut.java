@@ -138,19 +138,12 @@ final class ScaleOut {
             List<Future<ServiceProcess>> starting = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 String name = "i" + i;
-                List<String> args = new ArrayList<>(List.of(
-                        "--delay.redis.uri=" + redis.uri(),
-                        "--delay.redis.prefix=" + prefix,
-                        "--spring.datasource.url=" + database.jdbcUrl(),
-                        "--spring.datasource.username=" + BenchDatabase.USER,
-                        "--spring.datasource.password=" + BenchDatabase.PASSWORD,
-                        "--delay.journal.mode=sync",
-                        "--delay.journal.restore-on-start=false",
+                List<String> args = HttpTarget.onMariaDb(redis.uri(), prefix, database);
+                args.addAll(List.of(
                         "--delay.shards=" + SHARDS,
                         "--delay.ha.mode=cluster",
                         "--delay.ha.instance-id=" + name,
                         "--delay.zk.connect=" + zookeeperConnect));
-                args.addAll(UserPaths.routes());
                 Path work = benchDir.resolve(prefix + "-" + name);
                 Path log = benchDir.resolve("service-scale-out-" + n + "-" + name + ".log");
                 starting.add(pool.submit(() -> ServiceProcess.start(jar, work, log, args)));

@@ -29,6 +29,15 @@ final class ServiceProcess implements AutoCloseable {
 
     /** Starts the jar with {@code args} (plus {@code --server.port}) and waits until it is ready (warmed up). */
     static ServiceProcess start(Path jar, Path workDir, Path log, List<String> args) throws Exception {
+        return start(jar, workDir, log, args, Duration.ofSeconds(120));
+    }
+
+    /**
+     * As {@link #start(Path, Path, Path, List)}, waiting up to {@code readyWithin} for readiness: a start that
+     * restores a million jobs from the journal is ready only once they are back and the warm-up ran.
+     */
+    static ServiceProcess start(Path jar, Path workDir, Path log, List<String> args, Duration readyWithin)
+            throws Exception {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(
                     jar + " is missing: bin/bench packages it (mvn -pl delay-test -am package)");
@@ -52,7 +61,7 @@ final class ServiceProcess implements AutoCloseable {
                 .start();
         ServiceProcess service = new ServiceProcess(process, log, port);
         try {
-            service.awaitUp(Duration.ofSeconds(120));
+            service.awaitUp(readyWithin);
         } catch (Exception e) {
             service.close();
             throw e;
