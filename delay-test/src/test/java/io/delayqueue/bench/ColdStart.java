@@ -1,9 +1,8 @@
 package io.delayqueue.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import static org.awaitility.Awaitility.await;
+
 import io.delayqueue.queue.testing.ZooKeeperFixture;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +29,6 @@ import org.apache.curator.test.TestingServer;
  * </ul>
  */
 final class ColdStart {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_BURSTS = 6;
     private static final double SETTLED = 0.10;
     static final Duration SESSION_TIMEOUT = Duration.ofSeconds(4);
@@ -159,46 +157,26 @@ final class ColdStart {
         return args;
     }
 
-    private static ServiceProcess awaitLeader(List<ServiceProcess> instances, Duration timeout) throws Exception {
-        long until = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < until) {
-            for (ServiceProcess p : instances) {
-                if ("leader".equals(role(p))) {
-                    return p;
-                }
-            }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException("no instance became the leader within " + timeout);
+    private static ServiceProcess awaitLeader(List<ServiceProcess> instances, Duration timeout) {
+        ServiceProcess[] leader = {null};
+        await("one instance leads")
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> (leader[0] = instances.stream()
+                                .filter(p -> "leader".equals(p.role()))
+                                .findFirst()
+                                .orElse(null))
+                        != null);
+        return leader[0];
     }
 
     /** Waits until {@code p} says it has {@code role}; the time it first said so. */
     private static long awaitRole(ServiceProcess p, String role, Duration timeout) {
-        long until = System.nanoTime() + timeout.toNanos();
-        try {
-            while (System.nanoTime() < until) {
-                if (role.equals(role(p))) {
-                    return System.currentTimeMillis();
-                }
-                Thread.sleep(20);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        throw new IllegalStateException("the follower did not become the " + role + " within " + timeout);
-    }
-
-    private static String role(ServiceProcess p) {
-        try (HttpConnection c = new HttpConnection("127.0.0.1", p.port())) {
-            HttpConnection.Response r = c.get("/stats");
-            if (r.status() != 200) {
-                return "unreachable";
-            }
-            JsonNode stats = JSON.readTree(r.body());
-            return stats.path("data").path("role").asText();
-        } catch (Exception e) {
-            return "unreachable";
-        }
+        await("the follower says it is the " + role)
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> role.equals(p.role()));
+        return System.currentTimeMillis();
     }
 
     private Path work(String prefix, String name) {
@@ -211,15 +189,6 @@ final class ColdStart {
 
     private void clean(String prefix) throws Exception {
         redis.unlink("{" + prefix + ":*");
-        redis.unlink(prefix + ":*");
-        for (String name : List.of("a", "b")) {
-            Path dir = work(prefix, name);
-            if (Files.isDirectory(dir)) {
-                try (var files = Files.walk(dir)) {
-                    files.sorted(java.util.Comparator.reverseOrder())
-                            .forEach(f -> f.toFile().delete());
-                }
-            }
-        }
+        ServiceProcess.deleteWorkDirs(benchDir, prefix);
     }
 }

@@ -188,7 +188,7 @@ final class ScaleOut {
             pool.shutdownNow();
             redis.unlink("{" + prefix + ":*");
             database.close();
-            deleteWorkDirs(prefix);
+            ServiceProcess.deleteWorkDirs(benchDir, prefix);
         }
     }
 
@@ -495,18 +495,6 @@ final class ScaleOut {
         long left = nanoTime - System.nanoTime();
         if (left > 0) {
             Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
-        }
-    }
-
-    private void deleteWorkDirs(String prefix) throws java.io.IOException {
-        try (var dirs = java.nio.file.Files.list(benchDir)) {
-            for (Path dir : dirs.filter(d -> d.getFileName().toString().startsWith(prefix))
-                    .toList()) {
-                try (var files = java.nio.file.Files.walk(dir)) {
-                    files.sorted(java.util.Comparator.reverseOrder())
-                            .forEach(f -> f.toFile().delete());
-                }
-            }
         }
     }
 

@@ -2,6 +2,7 @@ package io.delayqueue.bench;
 
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delayqueue.e2e.support.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import java.util.concurrent.TimeUnit;
  * log file; its start-up warm-up stays on (the default is what is measured). {@link #close()} stops it as an operator does (SIGTERM, a graceful shutdown).
  */
 final class ServiceProcess implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
     private final Process process;
     private final Path log;
     private final int port;
@@ -100,6 +102,31 @@ final class ServiceProcess implements AutoCloseable {
             return r.status() == 200 && r.text().contains("\"UP\"");
         } catch (IOException notYet) {
             return false; // not listening yet
+        }
+    }
+
+    /** The HA role {@code /stats} says this instance has ({@code leader}, ...), or {@code unreachable}. */
+    String role() {
+        try (HttpConnection c = new HttpConnection("127.0.0.1", port)) {
+            HttpConnection.Response r = c.get("/stats");
+            return r.status() == 200
+                    ? JSON.readTree(r.body()).path("data").path("role").asText()
+                    : "unreachable";
+        } catch (IOException e) {
+            return "unreachable";
+        }
+    }
+
+    /** Deletes the working directories under {@code benchDir} whose names begin with {@code prefix}. */
+    static void deleteWorkDirs(Path benchDir, String prefix) throws IOException {
+        try (var dirs = Files.list(benchDir)) {
+            for (Path dir : dirs.filter(d -> d.getFileName().toString().startsWith(prefix))
+                    .toList()) {
+                try (var files = Files.walk(dir)) {
+                    files.sorted(java.util.Comparator.reverseOrder())
+                            .forEach(f -> f.toFile().delete());
+                }
+            }
         }
     }
 
