@@ -229,7 +229,6 @@ public class DelayQueueConfiguration {
      */
     @Bean
     @Order(Ordered.LOWEST_PRECEDENCE)
-    @ConditionalOnProperty(name = "delay.warm-up.enabled", havingValue = "true", matchIfMissing = true)
     public WarmUpOnStart warmUpBeforeReady(
             DelayProperties properties,
             EngineConfig config,
@@ -239,15 +238,17 @@ public class DelayQueueConfiguration {
             WakeUpChannel wakeUps,
             Clock clock) {
         var settings = properties.getWarmUp().toSettings(); // a bad setting stops the start, as any other does
-        return new WarmUpOnStart(() -> new WarmUp(
-                config,
-                redis,
-                journal,
-                properties.getHttp().toSettings(),
-                RedisDeployments.replicaWait(properties.getRedis()),
-                wakeUps != WakeUpChannel.NONE,
-                clock,
-                settings));
+        return new WarmUpOnStart(
+                settings.enabled(),
+                () -> new WarmUp(
+                        config,
+                        redis,
+                        journal,
+                        properties.getHttp().toSettings(),
+                        RedisDeployments.replicaWait(properties.getRedis()),
+                        wakeUps != WakeUpChannel.NONE,
+                        clock,
+                        settings));
     }
 
     @Bean

@@ -15,16 +15,22 @@ import org.springframework.boot.ApplicationRunner;
 public final class WarmUpOnStart implements ApplicationRunner {
     private static final Logger log = LoggerFactory.getLogger(WarmUpOnStart.class);
 
+    private final boolean enabled;
     private final Supplier<WarmUp> warmUp;
     private volatile WarmUp.Report report;
     private volatile long finishedAtMillis;
 
-    public WarmUpOnStart(Supplier<WarmUp> warmUp) {
+    /** @param enabled {@code delay.warm-up.enabled}: false, the service is ready without a warm-up */
+    public WarmUpOnStart(boolean enabled, Supplier<WarmUp> warmUp) {
+        this.enabled = enabled;
         this.warmUp = warmUp;
     }
 
     @Override
     public void run(ApplicationArguments args) {
+        if (!enabled) {
+            return;
+        }
         try {
             report = warmUp.get().run();
         } catch (Exception e) {

@@ -18,8 +18,6 @@ public record WarmUpSettings(boolean enabled, Duration maxTime, int jobsPerRound
 
     public static final WarmUpSettings DEFAULTS =
             new WarmUpSettings(DEFAULT_ENABLED, DEFAULT_MAX_TIME, DEFAULT_JOBS_PER_ROUND);
-    /** No warm-up. */
-    public static final WarmUpSettings OFF = new WarmUpSettings(false, DEFAULT_MAX_TIME, DEFAULT_JOBS_PER_ROUND);
 
     public WarmUpSettings {
         if (maxTime == null || maxTime.isNegative() || maxTime.isZero()) {
