@@ -29,6 +29,11 @@ final class WriterTurns {
         return known;
     }
 
+    /** The dialect of the journal's database once a write has read it; {@code null} before. */
+    JournalDialect knownDialect() {
+        return dialect;
+    }
+
     /**
      * Waits for this thread's turn to write through {@code connection} when the database takes one writer at a
      * time, and in a transaction takes the database's write lock at once ({@link JournalDialect#beginWrite});
