@@ -63,6 +63,14 @@ public interface Journal extends PushJournal, TransitionJournal, JournalLookups,
     /** Who hears each commit (metrics), from now on; a journal that commits nothing ignores it. */
     default void setListener(JournalListener listener) {}
 
+    /**
+     * Rows the journal's backlog holds at most before it refuses pushes and drops lagged transitions ({@code
+     * delay.journal.queue-capacity}); 0 when it keeps no backlog.
+     */
+    default long queueCapacityRows() {
+        return 0;
+    }
+
     /** Rows handed to the journal and not committed yet (nor given up by their callers). */
     default long queuedRows() {
         return 0;

@@ -11,6 +11,7 @@ import io.delayqueue.common.PushRequest;
 import io.delayqueue.queue.coordination.StandaloneCoordinator;
 import io.delayqueue.queue.engine.push.PushResult;
 import io.delayqueue.queue.journal.Journal;
+import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.testing.ForwardingJournal;
 import io.delayqueue.queue.testing.JournalDatabase;
@@ -20,6 +21,7 @@ import io.delayqueue.queue.testing.RedisFixture;
 import io.delayqueue.queue.testing.TestIds;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -68,6 +70,40 @@ class JournaledPushTest {
                 new StandaloneCoordinator(),
                 journal,
                 new ManualClock(T0));
+    }
+
+    @Test
+    void a_restore_larger_than_the_journals_backlog_goes_at_the_journals_pace_and_drops_no_history() {
+        engine.close();
+        journal.close();
+        // a backlog of 3,000 rows: a restore page of 1,000 jobs hands the journal 1,000 RESTORED transitions
+        journal = db.journal(
+                JournalDatabase.SETTINGS.withWriter(
+                        JournalMode.SYNC, Duration.ofMillis(200), 10_000, Duration.ofSeconds(30), 3_000, 2),
+                4,
+                new ManualClock(T0));
+        engine = engineOn(journal);
+        int jobs = 20_000;
+        for (int b = 0; b < jobs / 500; b++) {
+            List<PushRequest> batch = new ArrayList<>();
+            for (int i = 0; i < 500; i++) {
+                batch.add(PushRequest.of("orders", "job " + b + "/" + i, 3_600_000));
+            }
+            assertThat(engine.pushBatch(batch)).allMatch(PushResult::created);
+        }
+        assertThat(redis.deleteAllKeys()).as("Redis emptied").isPositive();
+
+        assertThat(engine.restore(true).restored()).isEqualTo(jobs);
+
+        assertThat(journal.droppedRows())
+                .as("RESTORED transitions not journaled")
+                .isZero();
+        org.awaitility.Awaitility.await("the backlog written")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> journal.queuedRows() == 0);
+        assertThat(db.queryLong("SELECT COUNT(*) FROM delay_queue_job_log WHERE event = 'RESTORED'"))
+                .as("one RESTORED row a job")
+                .isEqualTo(jobs);
     }
 
     @AfterEach

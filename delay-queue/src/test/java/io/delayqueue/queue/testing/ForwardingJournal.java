@@ -116,6 +116,16 @@ public class ForwardingJournal implements Journal {
         return delegate.droppedRows();
     }
 
+    @Override
+    public long queueCapacityRows() {
+        return delegate.queueCapacityRows();
+    }
+
+    @Override
+    public long queuedRows() {
+        return delegate.queuedRows();
+    }
+
     /** Leaves the real journal open: its owner closes it. */
     @Override
     public void close() {}

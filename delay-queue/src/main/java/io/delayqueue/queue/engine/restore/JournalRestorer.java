@@ -15,6 +15,8 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Puts journaled jobs that Redis lost back into Redis. Never wipes anything: each job is added only if its
@@ -31,6 +33,7 @@ import java.util.function.Consumer;
  * overlap: the push script's HSETNX lets only one of them create a job.
  */
 public final class JournalRestorer {
+    private static final Logger log = LoggerFactory.getLogger(JournalRestorer.class);
     static final List<JobStatus> RESTORABLE =
             List.of(JobStatus.DELAY, JobStatus.READY, JobStatus.RESERVED, JobStatus.DEAD);
 
@@ -152,7 +155,32 @@ public final class JournalRestorer {
         // before its RESTORED, and its history reads out of order
         journal.recordTransitions(transitions);
         restored.forEach(onRestored);
+        paceOnJournal();
         return transitions.size();
+    }
+
+    /**
+     * Keeps a large restore (a million jobs into an emptied Redis, a fail-over replay of a busy minute) within the
+     * journal's backlog: once the rows waiting for the database pass a quarter of its capacity, waits until what was
+     * handed to it by now is written (at most the commit timeout) before the next page is put back. Without it, the
+     * pages' {@code RESTORED} transitions outran the transitions writer and, past the capacity, were dropped (their
+     * history lost, a warning per batch); the restore now goes at the journal's pace, and pushes keep their room.
+     */
+    private void paceOnJournal() {
+        long bound = journal.queueCapacityRows() / 4;
+        if (bound <= 0 || journal.queuedRows() <= bound) {
+            return;
+        }
+        try {
+            if (!journal.awaitWritten(clock.millis(), journal.commitTimeout())) {
+                log.warn(
+                        "restore: the journal did not write its {} waiting rows within {} ms; going on",
+                        journal.queuedRows(),
+                        journal.commitTimeout().toMillis());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the caller's loop sees it at its next blocking call
+        }
     }
 
     public static Job restorable(Job journaled) {

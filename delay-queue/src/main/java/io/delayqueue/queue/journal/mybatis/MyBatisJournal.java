@@ -293,6 +293,11 @@ public final class MyBatisJournal implements Journal {
 
     /** Rows handed to the writers and not settled yet (written, failed, or given up by their callers). */
     @Override
+    public long queueCapacityRows() {
+        return settings.queueCapacity();
+    }
+
+    @Override
     public long queuedRows() {
         return backlog.queuedRows();
     }
