@@ -12,6 +12,7 @@ import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.Transition;
 import io.delayqueue.queue.store.JobStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -37,6 +38,9 @@ public final class JournalRestorer {
     static final List<JobStatus> RESTORABLE =
             List.of(JobStatus.DELAY, JobStatus.READY, JobStatus.RESERVED, JobStatus.DEAD);
 
+    /** After a wait for the journal that timed out, how long restores go on without waiting ({@link #paceOnJournal}). */
+    static final Duration PACING_OFF_AFTER_TIMEOUT = Duration.ofMinutes(1);
+
     private final Journal journal;
     private final JobStore store;
     private final Clock clock;
@@ -44,6 +48,8 @@ public final class JournalRestorer {
     private final Consumer<Job> onRestored;
     /** {@code null} when every job is kept in Redis. */
     private final TierLoader tierLoader;
+    /** Until when ({@link System#nanoTime()}) restores do not wait for the journal: set when a wait timed out. */
+    private volatile long pacingOffUntilNanos = System.nanoTime();
 
     public JournalRestorer(
             Journal journal,
@@ -168,15 +174,20 @@ public final class JournalRestorer {
      */
     private void paceOnJournal() {
         long bound = journal.queueCapacityRows() / 4;
-        if (bound <= 0 || journal.queuedRows() <= bound) {
+        if (bound <= 0 || journal.queuedRows() <= bound || System.nanoTime() - pacingOffUntilNanos < 0) {
             return;
         }
         try {
             if (!journal.awaitWritten(clock.millis(), journal.commitTimeout())) {
+                // the database is away or far too slow: a fail-over replay must not wait a commit timeout a page
+                // while its shards are not scanned; Redis holds what the dropped transitions would have said
+                pacingOffUntilNanos = System.nanoTime() + PACING_OFF_AFTER_TIMEOUT.toNanos();
                 log.warn(
-                        "restore: the journal did not write its {} waiting rows within {} ms; going on",
+                        "restore: the journal did not write its {} waiting rows within {} ms; not waiting for it"
+                                + " again for {} s",
                         journal.queuedRows(),
-                        journal.commitTimeout().toMillis());
+                        journal.commitTimeout().toMillis(),
+                        PACING_OFF_AFTER_TIMEOUT.toSeconds());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // the caller's loop sees it at its next blocking call
