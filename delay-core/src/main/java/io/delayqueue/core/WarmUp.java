@@ -67,7 +67,8 @@ import redis.clients.jedis.resps.ScanResult;
  * (batches and single pushes, from several threads), three quarters to a callback topic and a quarter to a pull
  * topic, waits for the callbacks, and reserves and finishes the pulled ones in batches as consumers do; the pushes'
  * bodies are parsed by the API's codec. Rounds run until three in a row were no more than 10% faster than the fastest
- * before them, eight rounds at least, or until {@code maxTime} passed.
+ * before them and the JIT compiler compiled for at most 5% of each, eight rounds at least, or until {@code maxTime}
+ * passed.
  *
  * <p>At the end, in any case, the receiver and the rehearsal stop and every key of its prefix is deleted; at the
  * start, keys of an earlier warm-up that was killed (older than {@link #LEFTOVER_AGE}, so that another instance's
@@ -91,8 +92,16 @@ public final class WarmUp {
     private static final Duration COMPILER_WINDOW = Duration.ofMillis(500);
 
     private static final Duration COMPILER_QUIET = Duration.ofMillis(25);
+    /** A round counts as settled only if the JIT compiler's threads compiled for at most this share of it. */
+    private static final double COMPILING_SETTLED = 0.05;
 
-    private static final int PUSH_THREADS = 4;
+    /**
+     * Threads pushing a round's jobs, half of them one per call: with 4, a round spent most of its time waiting for
+     * the single pushes' commits (rounds at 1,400 jobs/s where the service's bursts ran at 5,000), and on a slow day
+     * the warm-up's time ran out before the hand-over path was compiled.
+     */
+    private static final int PUSH_THREADS = 16;
+
     private static final int PULL_THREADS = 2;
     private static final int BATCH = 50;
     private static final String BODY = "{\"warm\":\"up\",\"order\":1234567}";
@@ -203,31 +212,37 @@ public final class WarmUp {
             int flat = 0;
             double rate = 0;
             List<Long> rates = new ArrayList<>();
+            List<Long> compiling = new ArrayList<>();
+            CompilationMXBean compiler = compiler();
             while (System.nanoTime() < deadline) {
+                long roundStart = System.nanoTime();
+                long compiledBefore = compiledMs(compiler);
                 rate = round(engine, workers, url, receiver, deadline);
+                long roundMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - roundStart));
+                long compiledMs = compiledMs(compiler) - compiledBefore;
                 rates.add(Math.round(rate));
+                compiling.add(Math.round(100.0 * compiledMs / roundMs));
                 rounds++;
                 jobs += settings.jobsPerRound();
                 // settled: FLAT_ROUNDS rounds in a row no more than 10% above the best before them (one slow round,
-                // a GC or a neighbour's load, does not end it early)
-                flat = rate > best * 1.1 ? 0 : flat + 1;
+                // a GC or a neighbour's load, does not end it early), in which the JIT compiler was mostly done: a
+                // method still queued for compilation when its calls stop is dropped from the queue, and compiled
+                // only once the real load has called it as often again (a fresh service's first burst met 280
+                // methods still to compile with C2 after rounds that had stopped while the compiler was busy)
+                flat = settledRound(rate, best, compiledMs, roundMs) ? flat + 1 : 0;
                 best = Math.max(best, rate);
                 if (flat >= FLAT_ROUNDS && rounds >= MIN_ROUNDS) {
                     break;
                 }
             }
-            long compiling = awaitCompilerQuiet(deadline);
+            long compilerWait = awaitCompilerQuiet(deadline);
             Report report = new Report(rounds, jobs, Duration.ofNanos(System.nanoTime() - started), rate, prefix);
             log.info(
                     "warmed up in {} ms: {} rounds, {} jobs pushed and handed over under a private prefix, the last"
-                            + " round at {} jobs/s (rounds: {}), then {} ms until the JIT compiler was done with what"
-                            + " they ran (delay.warm-up.enabled=false starts without)",
-                    report.took().toMillis(),
-                    rounds,
-                    jobs,
-                    Math.round(rate),
-                    rates,
-                    compiling);
+                            + " round at {} jobs/s (rounds: {}; the JIT compiler's time, % of each round: {}), then {}"
+                            + " ms until the JIT compiler was done with what they ran (delay.warm-up.enabled=false"
+                            + " starts without)",
+                    report.took().toMillis(), rounds, jobs, Math.round(rate), rates, compiling, compilerWait);
             return report;
         } finally {
             workers.shutdownNow();
@@ -256,9 +271,9 @@ public final class WarmUp {
      * @return milliseconds waited
      */
     private static long awaitCompilerQuiet(long deadline) throws InterruptedException {
-        CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+        CompilationMXBean compiler = compiler();
         long start = System.nanoTime();
-        if (compiler == null || !compiler.isCompilationTimeMonitoringSupported()) {
+        if (compiler == null) {
             return 0;
         }
         long before = compiler.getTotalCompilationTime();
@@ -372,6 +387,25 @@ public final class WarmUp {
                 finished.addAndGet(jobs.size());
             }
         }
+    }
+
+    /**
+     * Whether a round counts towards the end: at most 10% faster than the fastest before it ({@code best}), and the
+     * JIT compiler busy for at most {@link #COMPILING_SETTLED} of its {@code roundMs}.
+     */
+    static boolean settledRound(double rate, double best, long compiledMs, long roundMs) {
+        return rate <= best * 1.1 && compiledMs <= roundMs * COMPILING_SETTLED;
+    }
+
+    /** The JVM's JIT compiler, if it tells its time; else null. */
+    private static CompilationMXBean compiler() {
+        CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+        return compiler != null && compiler.isCompilationTimeMonitoringSupported() ? compiler : null;
+    }
+
+    /** The compiler threads' time so far (ms), 0 without one that tells it. */
+    private static long compiledMs(CompilationMXBean compiler) {
+        return compiler == null ? 0 : compiler.getTotalCompilationTime();
     }
 
     private static long remainingMs(long deadlineNanos) {
