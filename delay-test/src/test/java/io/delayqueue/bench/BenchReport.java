@@ -546,7 +546,8 @@ final class BenchReport {
                             + " after it says it is up until two in a row are within 10% (6 at most): first, settled (the"
                             + " last) and their ratio; launch to up is the time from the JVM's launch until its health"
                             + " answers UP (the benchmark's own callback receiver is warmed first, with 40,000 posts, so"
-                            + " that its interpreted code is not in the first burst). Take-over: two JVMs in `master-slave` mode (ZooKeeper in the benchmark's JVM,"
+                            + " that its interpreted code is not in the first burst). Take-over: two JVMs in"
+                            + " `master-slave` mode (ZooKeeper in the benchmark's JVM,"
                             + " session timeout " + ColdStart.SESSION_TIMEOUT.toSeconds() + " s); the leader's bursts"
                             + " until settled, then a burst pushed through it, the leader killed (`kill -9`) before it is due,"
                             + " and the follower's hand-over of that burst once it took over. A fresh service or pair per run.");

@@ -9,11 +9,8 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -82,8 +79,8 @@ final class CallbackReceiver implements AutoCloseable {
 
     /**
      * Warms this receiver (the benchmark JVM's HTTP server and JSON parsing) with {@code callbacks} posts of callbacks
-     * shaped as the service's, from 8 keep-alive connections, recorded nowhere. A fresh service's first burst must
-     * measure the service: in a benchmark JVM that had not received a callback yet, the receiver's code ran
+     * shaped as the service's, from 8 keep-alive connections, counted apart from any run's. A fresh service's first
+     * burst must measure the service: in a benchmark JVM that had not received a callback yet, the receiver's code ran
      * interpreted through that burst (a first burst at 0.35 of the settled rate, the service's own CPU at a third of
      * the machine while the machine was busy).
      */
@@ -96,28 +93,16 @@ final class CallbackReceiver implements AutoCloseable {
                             + "\",\"executeAt\":" + System.currentTimeMillis() + ",\"attempt\":1}")
                     .getBytes(StandardCharsets.UTF_8);
             int connections = 8;
-            List<Future<?>> posts = new ArrayList<>();
-            ExecutorService senders = Executors.newFixedThreadPool(connections);
-            try {
-                for (int c = 0; c < connections; c++) {
-                    posts.add(senders.submit(() -> {
-                        try (HttpConnection connection = new HttpConnection("127.0.0.1", port)) {
-                            for (int i = 0; i < callbacks / connections; i++) {
-                                int status = connection.postJson("/cb", json).status();
-                                if (status != 200) {
-                                    throw new IllegalStateException("the receiver answered " + status);
-                                }
-                            }
+            Parallel.run(connections, "bench-receiver-warm-up", () -> {
+                try (HttpConnection connection = new HttpConnection("127.0.0.1", port)) {
+                    for (int i = 0; i < callbacks / connections; i++) {
+                        int status = connection.postJson("/cb", json).status();
+                        if (status != 200) {
+                            throw new IllegalStateException("the receiver answered " + status);
                         }
-                        return null;
-                    }));
+                    }
                 }
-                for (Future<?> post : posts) {
-                    post.get();
-                }
-            } finally {
-                senders.shutdownNow();
-            }
+            });
         } finally {
             current = before;
         }

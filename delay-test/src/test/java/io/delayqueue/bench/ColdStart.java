@@ -33,7 +33,7 @@ final class ColdStart {
     private static final int MAX_BURSTS = 6;
     private static final double SETTLED = 0.10;
     static final Duration SESSION_TIMEOUT = Duration.ofSeconds(4);
-    /** Callbacks the benchmark posts to its own receiver before a fresh service starts (see below). */
+    /** Callbacks the benchmark posts to its own receiver before a fresh service or pair starts. */
     private static final int RECEIVER_WARM_UP = 40_000;
 
     private final BenchOptions options;

@@ -291,12 +291,12 @@ public final class MyBatisJournal implements Journal {
         }
     }
 
-    /** Rows handed to the writers and not settled yet (written, failed, or given up by their callers). */
     @Override
     public long queueCapacityRows() {
         return settings.queueCapacity();
     }
 
+    /** Rows handed to the writers and not settled yet (written, failed, or given up by their callers). */
     @Override
     public long queuedRows() {
         return backlog.queuedRows();
