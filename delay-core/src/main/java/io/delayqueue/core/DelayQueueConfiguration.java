@@ -17,6 +17,10 @@ import io.delayqueue.queue.journal.JournalMode;
 import io.delayqueue.queue.journal.mybatis.MyBatisJournal;
 import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.redis.RedisJobStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -236,7 +240,8 @@ public class DelayQueueConfiguration {
             UnifiedJedis redis,
             Journal journal,
             WakeUpChannel wakeUps,
-            Clock clock) {
+            Clock clock,
+            ObjectProvider<MeterRegistry> registries) {
         var settings = properties.getWarmUp().toSettings(); // a bad setting stops the start, as any other does
         return new WarmUpOnStart(
                 settings.enabled(),
@@ -248,7 +253,23 @@ public class DelayQueueConfiguration {
                         RedisDeployments.replicaWait(properties.getRedis()),
                         wakeUps != WakeUpChannel.NONE,
                         clock,
-                        settings));
+                        settings,
+                        rehearsalMetrics(registries.getIfAvailable(), properties)));
+    }
+
+    /**
+     * The warm-up's metrics: the service's listener on a registry of the service's registry's kind (the same meters'
+     * code), its own; none where the service has no registry.
+     */
+    static WarmUp.Metrics rehearsalMetrics(MeterRegistry service, DelayProperties properties) {
+        if (service == null) {
+            return WarmUp.Metrics.NONE;
+        }
+        int maxTopics = properties.getMetrics().getMaxTopics();
+        if (service instanceof PrometheusMeterRegistry) {
+            return new WarmUp.Metrics(() -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), maxTopics);
+        }
+        return new WarmUp.Metrics(SimpleMeterRegistry::new, maxTopics);
     }
 
     @Bean

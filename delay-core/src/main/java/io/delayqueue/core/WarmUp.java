@@ -21,6 +21,8 @@ import io.delayqueue.queue.store.Attempt;
 import io.delayqueue.queue.store.redis.RedisJobStore;
 import io.delayqueue.queue.store.redis.RedisWakeUpChannel;
 import io.delayqueue.queue.store.redis.ReplicaWait;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.CompilationMXBean;
@@ -33,6 +35,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -40,6 +43,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.Connection;
@@ -62,8 +66,9 @@ import redis.clients.jedis.resps.ScanResult;
  * Cluster), a standalone coordinator owning all its shards, its own wake-up channel where the service has one, the
  * journal's {@link MyBatisJournal#rehearsal() rehearsal} (the same writers and statements, every group rolled back,
  * every read empty: it can never see a real job, so nothing of it restores, reconciles or replays one), an HTTP
- * callback dispatcher built as the service's whose only allowed host is a loopback receiver it starts itself, and no
- * listener (nothing counts into the service's metrics). Each round pushes {@code jobsPerRound} jobs all due at once
+ * callback dispatcher built as the service's whose only allowed host is a loopback receiver it starts itself, and the
+ * service's metrics listener ({@link DelayQueueMetrics}) on a registry of its own, thrown away at the end (nothing counts
+ * into the service's metrics; see {@link Metrics}). Each round pushes {@code jobsPerRound} jobs all due at once
  * (batches and single pushes, from several threads), three quarters to a callback topic and a quarter to a pull
  * topic, waits for the callbacks, and reserves and finishes the pulled ones in batches as consumers do; the pushes'
  * bodies are parsed by the API's codec. Rounds run until three in a row were no more than 10% faster than the fastest
@@ -104,7 +109,20 @@ public final class WarmUp {
 
     private static final int PULL_THREADS = 2;
     private static final int BATCH = 50;
-    private static final String BODY = "{\"warm\":\"up\",\"order\":1234567}";
+    /**
+     * The rehearsal's job bodies, by turns: short and long, plain and with characters to escape or outside ASCII, so
+     * that the branches a real body takes through the JSON codec, the Redis protocol, the journal's driver and the
+     * callback's client are compiled too (with one short body, a fresh service's first burst of 100-byte bodies had
+     * Jackson's string writer compiled again). Those longer than {@code delay.limits.max-body-size} are left out.
+     */
+    private static final List<String> BODIES = List.of(
+            "{\"warm\":\"up\",\"order\":1234567}",
+            "x".repeat(100),
+            "order 42 of customer 7: close it unless paid, 30 min after checkout; ".repeat(4),
+            "{\"event\":\"confirm-receipt\",\"note\":\"Z\u00fcrich \u2192 \u6771\u4eac, \\\"fragile\\\"\",\"lines\":["
+                    + "{\"sku\":\"A-1\",\"qty\":2},".repeat(40)
+                    + "{\"sku\":\"B-2\",\"qty\":1}]}");
+
     /** A round's jobs are all due this long after its start: their pushes land first, then they are a burst. */
     private static final long DUE_AFTER_MS = 200;
 
@@ -116,15 +134,39 @@ public final class WarmUp {
     private final boolean wakeUps;
     private final Clock clock;
     private final WarmUpSettings settings;
+    private final Metrics metrics;
+    private final List<String> bodies;
     private final String prefix;
 
-    /** What one warm-up did. */
-    public record Report(int rounds, long jobs, Duration took, double lastRoundRate, String prefix) {}
+    /**
+     * What one warm-up did.
+     *
+     * @param meteredHandOvers the hand-overs the rehearsal's own metrics counted (0 without {@link Metrics})
+     */
+    public record Report(
+            int rounds, long jobs, Duration took, double lastRoundRate, String prefix, long meteredHandOvers) {}
+
+    /**
+     * The rehearsal's metrics: the service's listener, {@link DelayQueueMetrics}, on a registry of its own that {@code
+     * registry} makes (of the service's registry's kind) and that is dropped at the end. Without it the rehearsal ran
+     * with no listener, and its hot call sites (a hand-over's count, a commit's and a script's timers) were compiled
+     * for that: a fresh service's first burst then met its listener's code (Micrometer's counters and timers,
+     * HdrHistogram) not compiled, and the call sites compiled for no listener were compiled again
+     * ({@code -XX:+PrintCompilation}).
+     *
+     * @param registry a new, empty registry each call
+     * @param maxTopics {@code delay.metrics.max-topics}, as the service's
+     */
+    public record Metrics(Supplier<MeterRegistry> registry, int maxTopics) {
+        /** No metrics: the rehearsal runs without a listener. */
+        public static final Metrics NONE = new Metrics(null, 0);
+    }
 
     /**
      * @param config the service's engine settings (the rehearsal's are these, under another prefix)
      * @param journal the service's journal: a {@link MyBatisJournal} is rehearsed, any other is left out (none)
      * @param wakeUps whether the service has a wake-up channel (the rehearsal then has one of its own)
+     * @param metrics the rehearsal's metrics, {@link Metrics#NONE} where the service has none
      */
     public WarmUp(
             EngineConfig config,
@@ -134,7 +176,8 @@ public final class WarmUp {
             ReplicaWait replicaWait,
             boolean wakeUps,
             Clock clock,
-            WarmUpSettings settings) {
+            WarmUpSettings settings,
+            Metrics metrics) {
         this.config = config;
         this.redis = redis;
         this.journal = journal;
@@ -143,6 +186,8 @@ public final class WarmUp {
         this.wakeUps = wakeUps;
         this.clock = clock;
         this.settings = settings;
+        this.metrics = metrics;
+        this.bodies = bodies(config.limits().maxBodyBytes());
         this.prefix = keyPrefix(config.redisPrefix())
                 + clock.millis()
                 + "-"
@@ -168,6 +213,8 @@ public final class WarmUp {
                 journal instanceof MyBatisJournal real && !real.rollsBack() ? real.rehearsal() : null;
         DelayQueueEngine engine = null;
         HttpCallbackDispatcher dispatcher = null;
+        MeterRegistry registry = null;
+        DelayQueueMetrics metered = null;
         ExecutorService workers = Executors.newFixedThreadPool(PUSH_THREADS + PULL_THREADS, r -> {
             Thread t = new Thread(r, "delay-warm-up");
             t.setDaemon(true);
@@ -190,18 +237,39 @@ public final class WarmUp {
                                     .minus(rehearsal.dispatch().laneWait()),
                             loopbackOnly.sendTimeout()),
                     clock);
+            RedisJobStore store =
+                    new RedisJobStore(redis, prefix, rehearsal.shards(), rehearsal.retention(), false, replicaWait);
+            StandaloneCoordinator coordinator = new StandaloneCoordinator();
+            Journal rehearsalJournal = rehearsedJournal == null ? Journal.NONE : rehearsedJournal;
             engine = new DelayQueueEngine(
                     rehearsal,
-                    new RedisJobStore(redis, prefix, rehearsal.shards(), rehearsal.retention(), false, replicaWait),
+                    store,
                     List.of(dispatcher),
-                    new StandaloneCoordinator(),
-                    rehearsedJournal == null ? Journal.NONE : rehearsedJournal,
+                    coordinator,
+                    rehearsalJournal,
                     clock,
                     wakeUps ? new RedisWakeUpChannel(redis, prefix, rehearsal.shards()) : WakeUpChannel.NONE);
+            if (metrics.registry() != null) {
+                // wired as MetricsConfiguration wires the service's, on a registry of its own
+                registry = metrics.registry().get();
+                metered = new DelayQueueMetrics(
+                        engine,
+                        coordinator,
+                        rehearsalJournal,
+                        Set.of(dispatcher.name()),
+                        metrics.maxTopics(),
+                        MetricsConfiguration.storeScripts());
+                metered.bindTo(registry);
+                engine.setListener(metered);
+                rehearsalJournal.setListener(metered);
+                store.setListener(metered);
+            }
             log.info(
                     "warming up before the service says it is ready: a rehearsal of the queue under the private prefix"
-                            + " {}, for {} at most (the engine start and stop logged next are the rehearsal's)",
+                            + " {}, its metrics on {}, for {} at most (the engine start and stop logged next are the"
+                            + " rehearsal's)",
                     prefix,
+                    registry == null ? "none" : "a " + registry.getClass().getSimpleName() + " of its own",
                     settings.maxTime());
             engine.start();
             String url = "http://127.0.0.1:" + receiver.port() + "/warm-up";
@@ -236,7 +304,13 @@ public final class WarmUp {
                 }
             }
             long compilerWait = awaitCompilerQuiet(deadline);
-            Report report = new Report(rounds, jobs, Duration.ofNanos(System.nanoTime() - started), rate, prefix);
+            Report report = new Report(
+                    rounds,
+                    jobs,
+                    Duration.ofNanos(System.nanoTime() - started),
+                    rate,
+                    prefix,
+                    registry == null ? 0 : handOvers(registry));
             log.info(
                     "warmed up in {} ms: {} rounds, {} jobs pushed and handed over under a private prefix, the last"
                             + " round at {} jobs/s (rounds: {}; the JIT compiler's time, % of each round: {}), then {}"
@@ -246,8 +320,14 @@ public final class WarmUp {
             return report;
         } finally {
             workers.shutdownNow();
+            if (metered != null) {
+                closeQuietly(metered); // its gauges' refresher first: it reads the engine
+            }
             if (engine != null) {
                 closeQuietly(engine);
+            }
+            if (registry != null) {
+                registry.close();
             }
             if (dispatcher != null) {
                 closeQuietly(dispatcher);
@@ -259,6 +339,13 @@ public final class WarmUp {
             int deleted = deleteKeys(redis, "{" + prefix + ":*", key -> true);
             log.debug("warm-up deleted its {} keys under {}", deleted, prefix);
         }
+    }
+
+    /** The hand-overs counted in {@code registry}, every topic. */
+    private static long handOvers(MeterRegistry registry) {
+        return Math.round(registry.find("delay.jobs.handed.over").counters().stream()
+                .mapToDouble(Counter::count)
+                .sum());
     }
 
     /**
@@ -323,7 +410,7 @@ public final class WarmUp {
         for (int t = 0; t < PUSH_THREADS; t++) {
             int thread = t;
             pushes.add(workers.submit(() -> {
-                pushShare(engine, url, thread, total, pulled, dueAt);
+                pushShare(engine, url, bodies, thread, total, pulled, dueAt);
                 return null;
             }));
         }
@@ -352,12 +439,14 @@ public final class WarmUp {
      * each body parsed from JSON by the codec the HTTP API parses with and each answer written with it, so that the
      * request's (de)serialisation warms up too.
      */
-    private static void pushShare(DelayQueueEngine engine, String url, int thread, int total, int pulled, long dueAt) {
+    private static void pushShare(
+            DelayQueueEngine engine, String url, List<String> bodies, int thread, int total, int pulled, long dueAt) {
         List<String> share = new ArrayList<>();
         for (int j = thread; j < total; j += PUSH_THREADS) {
             boolean pull = j < pulled;
+            String body = bodies.get((j / PUSH_THREADS) % bodies.size());
             share.add("{\"topic\":\"" + (pull ? PULL_TOPIC : CALLBACK_TOPIC) + "\",\"bizKey\":\"warm-up-" + j
-                    + "\",\"body\":" + JsonCodec.write(BODY) + ",\"executeAt\":" + dueAt
+                    + "\",\"body\":" + JsonCodec.write(body) + ",\"executeAt\":" + dueAt
                     + (pull ? "" : ",\"url\":\"" + url + "\"") + "}");
         }
         for (int from = 0; from < share.size(); from += BATCH) {
@@ -373,6 +462,14 @@ public final class WarmUp {
                 JsonCodec.write(results.stream().map(PushResult::id).toList());
             }
         }
+    }
+
+    /** The rehearsal's bodies that fit {@code maxBodyBytes} (UTF-8); one of that size at most if none does. */
+    static List<String> bodies(int maxBodyBytes) {
+        List<String> fit = BODIES.stream()
+                .filter(b -> b.getBytes(StandardCharsets.UTF_8).length <= maxBodyBytes)
+                .toList();
+        return fit.isEmpty() ? List.of("x".repeat(Math.max(1, Math.min(maxBodyBytes, 16)))) : fit;
     }
 
     /** A pull consumer: reserves up to 100 at a time and finishes them in one call, until the round's are done. */

@@ -43,7 +43,8 @@ import redis.clients.jedis.Jedis;
  * journal row behind; a real job pushed and due while it runs is handed over once, by the real engine; a real job
  * the journal held before the start (of a pull topic, with a url) is served to the service's consumer and never
  * called back by the rehearsal (whose dispatcher may call 127.0.0.1, where the test's receiver listens, and which
- * would route any topic but its own pull topic to it); and the service's metrics count none of the warm-up's jobs.
+ * would route any topic but its own pull topic to it); and the service's metrics count none of the warm-up's jobs,
+ * which the rehearsal's own metrics (the service's listener on a registry of its own) count.
  */
 class WarmUpTest {
     private static final int SHARDS = 8;
@@ -198,6 +199,13 @@ class WarmUpTest {
                         .isEqualTo(1.0);
                 assertThat(metrics.find("delay.jobs.pushed").counters())
                         .allSatisfy(c -> assertThat(c.getId().getTag("topic")).isNotEqualTo("warm-up-callback"));
+                assertThat(metrics.find("delay.jobs.handed.over").counters())
+                        .allSatisfy(c -> assertThat(c.getId().getTag("topic")).doesNotStartWith("warm-up"));
+                // while the rehearsal ran under the service's own listener, on a registry of its own: its hot call
+                // sites met the listener the real bursts meet
+                assertThat(report.meteredHandOvers())
+                        .as("hand-overs the rehearsal's own metrics counted")
+                        .isGreaterThanOrEqualTo(report.jobs() / 2);
             }
         }
     }
@@ -214,7 +222,8 @@ class WarmUpTest {
                     ReplicaWait.NONE,
                     true,
                     Clock.systemUTC(),
-                    new WarmUpSettings(true, Duration.ofSeconds(5), 500));
+                    new WarmUpSettings(true, Duration.ofSeconds(5), 500),
+                    WarmUp.Metrics.NONE);
 
             WarmUp.Report report = warmUp.run();
 

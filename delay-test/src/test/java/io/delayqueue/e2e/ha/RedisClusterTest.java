@@ -130,7 +130,8 @@ class RedisClusterTest {
                 ReplicaWait.NONE,
                 false,
                 Clock.systemUTC(),
-                new WarmUpSettings(true, Duration.ofSeconds(5), 500));
+                new WarmUpSettings(true, Duration.ofSeconds(5), 500),
+                WarmUp.Metrics.NONE);
 
         WarmUp.Report report = warmUp.run();
 
