@@ -110,7 +110,7 @@ public final class WarmUp {
     private static final int PULL_THREADS = 2;
     private static final int BATCH = 50;
     /**
-     * The rehearsal's job bodies, by turns: short and long, plain and with characters to escape or outside ASCII, so
+     * The rehearsal's job bodies, by turns: 30 to 300 bytes, plain and with characters to escape or outside ASCII, so
      * that the branches a real body takes through the JSON codec, the Redis protocol, the journal's driver and the
      * callback's client are compiled too (with one short body, a fresh service's first burst of 100-byte bodies had
      * Jackson's string writer compiled again). Those longer than {@code delay.limits.max-body-size} are left out.
@@ -120,7 +120,7 @@ public final class WarmUp {
             "x".repeat(100),
             "order 42 of customer 7: close it unless paid, 30 min after checkout; ".repeat(4),
             "{\"event\":\"confirm-receipt\",\"note\":\"Z\u00fcrich \u2192 \u6771\u4eac, \\\"fragile\\\"\",\"lines\":["
-                    + "{\"sku\":\"A-1\",\"qty\":2},".repeat(40)
+                    + "{\"sku\":\"A-1\",\"qty\":2},".repeat(10)
                     + "{\"sku\":\"B-2\",\"qty\":1}]}");
 
     /** A round's jobs are all due this long after its start: their pushes land first, then they are a burst. */

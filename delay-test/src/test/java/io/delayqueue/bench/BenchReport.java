@@ -543,13 +543,14 @@ final class BenchReport {
                     "Warm from the first burst (issue 29, item 4), the packaged service on the MariaDB set-up: a"
                             + " fresh service JVM, its bursts of " + number(options.callbackBurstJobs(), 0)
                             + " jobs (pushed ahead by `POST /push/batch`, due at one instant, called back) from the first"
-                            + " after it says it is up until two in a row are within 10% (6 at most): first, settled (the"
-                            + " last) and their ratio; launch to up is the time from the JVM's launch until its health"
+                            + " after it says it is up, six in all: first, settled (the median of the last three) and"
+                            + " their ratio; launch to up is the time from the JVM's launch until its health"
                             + " answers UP (the benchmark's own callback receiver is warmed first, with 40,000 posts, so"
                             + " that its interpreted code is not in the first burst). Take-over: two JVMs in"
                             + " `master-slave` mode (ZooKeeper in the benchmark's JVM,"
-                            + " session timeout " + ColdStart.SESSION_TIMEOUT.toSeconds() + " s); the leader's bursts"
-                            + " until settled, then a burst pushed through it, the leader killed (`kill -9`) before it is due,"
+                            + " session timeout " + ColdStart.SESSION_TIMEOUT.toSeconds()
+                            + " s); the leader's six bursts"
+                            + " (settled as above), then a burst pushed through it, the leader killed (`kill -9`) before it is due,"
                             + " and the follower's hand-over of that burst once it took over. A fresh service or pair per run.");
         }
         if (options.measures("full-size")) {
