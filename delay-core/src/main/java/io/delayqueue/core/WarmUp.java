@@ -110,7 +110,7 @@ public final class WarmUp {
     private static final int PULL_THREADS = 2;
     private static final int BATCH = 50;
     /**
-     * The rehearsal's job bodies, by turns: 30 to 300 bytes, plain and with characters to escape or outside ASCII, so
+     * The rehearsal's job bodies, by turns: 30 to 320 bytes, plain and with characters to escape or outside ASCII, so
      * that the branches a real body takes through the JSON codec, the Redis protocol, the journal's driver and the
      * callback's client are compiled too (with one short body, a fresh service's first burst of 100-byte bodies had
      * Jackson's string writer compiled again). Those longer than {@code delay.limits.max-body-size} are left out.
