@@ -149,9 +149,9 @@ public final class WarmUp {
     /**
      * The rehearsal's metrics: the service's listener, {@link DelayQueueMetrics}, on a registry of its own that {@code
      * registry} makes (of the service's registry's kind) and that is dropped at the end. Without it the rehearsal ran
-     * with no listener, and its hot call sites (a hand-over's count, a commit's and a script's timers) were compiled
-     * for that: a fresh service's first burst then met its listener's code (Micrometer's counters and timers,
-     * HdrHistogram) not compiled, and the call sites compiled for no listener were compiled again
+     * with no listener, and its hot call sites (a hand-over's count, a commit's and a script's timers) were profiled
+     * for none: a fresh service's first burst then met its listener's code (Micrometer's counters and timers,
+     * HdrHistogram) compiled by C2 for the first time, and the listener's counter lookup made not entrant
      * ({@code -XX:+PrintCompilation}).
      *
      * @param registry a new, empty registry each call
