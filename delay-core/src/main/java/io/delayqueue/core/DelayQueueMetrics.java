@@ -6,6 +6,7 @@ import io.delayqueue.queue.engine.EngineListener;
 import io.delayqueue.queue.journal.Journal;
 import io.delayqueue.queue.journal.JournalListener;
 import io.delayqueue.queue.journal.JournalMode;
+import io.delayqueue.queue.store.JobStore;
 import io.delayqueue.queue.store.StoreListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -108,6 +109,14 @@ public final class DelayQueueMetrics
 
     /** The topics named in the routes: their counters exist at 0 from the start, as {@value #OTHER_TOPICS}' do. */
     private final Set<String> routedTopics;
+
+    /** Hears {@code engine}, {@code journal} and {@code store} from now on (they know it by their listener ports). */
+    DelayQueueMetrics listenTo(DelayQueueEngine engine, Journal journal, JobStore store) {
+        engine.setListener(this);
+        journal.setListener(this);
+        store.setListener(this);
+        return this;
+    }
 
     @Override
     public void bindTo(MeterRegistry registry) {

@@ -46,10 +46,7 @@ public class MetricsConfiguration {
         Set<String> names = dispatchers.stream().map(Dispatcher::name).collect(Collectors.toSet());
         DelayQueueMetrics metrics = new DelayQueueMetrics(
                 engine, coordinator, journal, names, properties.getMetrics().getMaxTopics(), storeScripts());
-        engine.setListener(metrics);
-        journal.setListener(metrics);
-        store.setListener(metrics);
-        return metrics;
+        return metrics.listenTo(engine, journal, store);
     }
 
     /** The Redis store's Lua scripts by name ({@code push}, {@code move_due}, ...; {@code lib.lua} is their prelude). */

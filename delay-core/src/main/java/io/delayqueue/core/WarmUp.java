@@ -260,9 +260,7 @@ public final class WarmUp {
                         metrics.maxTopics(),
                         MetricsConfiguration.storeScripts());
                 metered.bindTo(registry);
-                engine.setListener(metered);
-                rehearsalJournal.setListener(metered);
-                store.setListener(metered);
+                metered.listenTo(engine, rehearsalJournal, store);
             }
             log.info(
                     "warming up before the service says it is ready: a rehearsal of the queue under the private prefix"

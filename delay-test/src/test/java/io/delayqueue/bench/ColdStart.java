@@ -21,12 +21,11 @@ import org.apache.curator.test.TestingServer;
  *   <li><b>First burst</b>: a fresh service JVM; its first burst once it says it is up, then more, {@link #BURSTS}
  *       in all: the settled rate is the median of the last {@link #SETTLED_BURSTS}. (Until two in a row within 10%
  *       counted as settled, which two slow bursts early on met: a leader settled at 2,753 jobs/s reached 6,641 in a
- *       longer run the same hour.) The benchmark's receiver is
- *       warmed first ({@link CallbackReceiver#warmUp}), so that its own interpreted code is not in the first burst.
+ *       longer run the same hour.) The benchmark's receiver is warmed first ({@link CallbackReceiver#warmUp}), so that its own interpreted code is not in the first burst.
  *   <li><b>Take-over</b>: two JVMs in {@code master-slave} mode on a ZooKeeper in the benchmark's JVM (Curator's
- *       {@code TestingServer}); the leader hands over bursts until settled, while the follower, started beside it,
- *       only waits (the same {@link #BURSTS}); then a burst is pushed through the leader, the leader is killed ({@code kill -9}) before it is
- *       due, and the follower, once it has taken over, hands the burst over: its first burst, against the leader's
+ *       {@code TestingServer}); the leader hands over {@link #BURSTS} bursts (settled as above), while the follower,
+ *       started beside it, only waits; then a burst is pushed through the leader, the leader is killed ({@code kill
+ *       -9}) before it is due, and the follower, once it has taken over, hands the burst over: its first burst, against the leader's
  *       settled one. Its ZooKeeper session timeout is 4 s (10 s by default) so that the take-over comes before the
  *       due instant.
  * </ul>
@@ -153,10 +152,9 @@ final class ColdStart {
 
     /** The settled rate: the median of the last {@link #SETTLED_BURSTS} of {@code rates}. */
     static double settled(List<Double> rates) {
-        List<Double> last = new ArrayList<>(rates.subList(Math.max(0, rates.size() - SETTLED_BURSTS), rates.size()));
-        last.sort(null);
-        int n = last.size();
-        return n % 2 == 1 ? last.get(n / 2) : (last.get(n / 2 - 1) + last.get(n / 2)) / 2;
+        return Measurement.median(rates.subList(Math.max(0, rates.size() - SETTLED_BURSTS), rates.size()).stream()
+                .mapToDouble(Double::doubleValue)
+                .toArray());
     }
 
     private static RunResult rates(double first, List<Double> rates) {

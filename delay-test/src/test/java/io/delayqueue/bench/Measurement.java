@@ -61,16 +61,21 @@ final class Measurement {
 
     /** The median of {@code figure} over the measured runs; null when there is none. */
     Double median(String figure) {
-        double[] values = runs.stream()
+        return median(runs.stream()
                 .filter(r -> r.values().containsKey(figure))
                 .mapToDouble(r -> r.value(figure))
-                .sorted()
-                .toArray();
+                .toArray());
+    }
+
+    /** The median of {@code values}; null when there is none. */
+    static Double median(double... values) {
         if (values.length == 0) {
             return null;
         }
-        int mid = values.length / 2;
-        return values.length % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int mid = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
     }
 
     Map<String, Object> toMap(List<String> figures) {
