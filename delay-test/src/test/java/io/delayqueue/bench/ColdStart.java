@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import io.delayqueue.queue.testing.ZooKeeperFixture;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -143,8 +144,14 @@ final class ColdStart {
     private List<Double> bursts(UserPaths paths) throws Exception {
         List<Double> rates = new ArrayList<>();
         while (rates.size() < BURSTS) {
-            double rate = paths.callbackBurst(options.callbackBurstJobs()).value("jobsPerSecond");
-            System.err.printf("[bench] burst %d of a fresh service: %.0f jobs/s%n", rates.size() + 1, rate);
+            RunResult burst = paths.callbackBurst(options.callbackBurstJobs());
+            double rate = burst.value("jobsPerSecond");
+            System.err.printf(
+                    "[bench] burst %d: %.0f jobs/s (due at %s, the first handed over %.0f ms after)%n",
+                    rates.size() + 1,
+                    rate,
+                    Instant.ofEpochMilli(((Number) burst.details().get("dueAtMs")).longValue()),
+                    ((Number) burst.details().get("firstHandOverAfterDueMs")).doubleValue());
             rates.add(rate);
         }
         return rates;
