@@ -25,8 +25,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Three service JVMs in {@code cluster} mode on a real ZooKeeper and the machine's Redis: the shards are
  * divided among them, 10,000 jobs are delivered once each while membership is stable, and when one instance
- * stops its shards move to the other two, which deliver its pending jobs. Deliveries are read from each
- * JVM's console dispatcher output.
+ * stops its shards move to the other two, which deliver its pending jobs; then a second stops, and the last,
+ * owning every shard, delivers a burst alone, once each. Deliveries are read from each JVM's console dispatcher
+ * output. (The scale-down's last step was a class of its own that measured the rate with three, two and one
+ * instances, a minute of the test command for three more JVMs; the rate is the benchmark's, {@code bin/bench
+ * --figures scale-out}.)
  */
 class ClusterModeTest {
     private static final int SHARDS = 8;
@@ -156,5 +159,35 @@ class ClusterModeTest {
                 .as(() -> "every job is FINISHED" + " "
                         + (staying.get(0).api().get("/stats").data().path("byStatus")))
                 .isTrue());
+
+        // down to one: the second leaves as well; the last owns every shard and delivers a burst alone, once each
+        HaServiceProcess last = staying.get(0);
+        staying.get(1).stop();
+        List<HaServiceProcess> alone = List.of(last);
+        await("the last instance owns every shard")
+                .atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat((Cluster.shardsDivided(alone, SHARDS)))
+                        .as(() -> "the last instance owns every shard " + Cluster.ownership(alone))
+                        .isTrue());
+        int beforeAlone = Cluster.deliveryCount(instances);
+        long aloneDue = System.currentTimeMillis() + 2_000;
+        Set<String> burst = new HashSet<>(Jobs.push(List.of(last.api()), "cluster", PENDING_JOBS, i -> aloneDue));
+        await("every job of the last instance's burst was delivered")
+                .atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat((Cluster.allDelivered(burst, instances, beforeAlone)))
+                        .as(() -> "missing " + Cluster.missing(burst, instances).size())
+                        .isTrue());
+        List<HaServiceProcess.Delivery> burstDeliveries = Cluster.deliveriesOf(burst, instances);
+        assertThat(Cluster.duplicates(burstDeliveries))
+                .as("duplicates with one instance left")
+                .isZero();
+        assertThat(burstDeliveries).as("deliveries with one instance left").allSatisfy(d -> assertThat(d.instance())
+                .isEqualTo(last.name()));
+        await("every job is FINISHED, the burst's too")
+                .atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(last.api().countOf("FINISHED"))
+                        .as(() -> "FINISHED jobs "
+                                + last.api().get("/stats").data().path("byStatus"))
+                        .isEqualTo(JOBS + 2L * PENDING_JOBS));
     }
 }
