@@ -75,11 +75,7 @@ class ClusterModeTest {
             instances.add(HaServiceProcess.start(name, clusterArgs(name, stores, zookeeper.getConnectString())));
         }
         instances.forEach(p -> p.awaitReady(Duration.ofSeconds(120)));
-        await("the shards are divided among the three")
-                .atMost(Duration.ofSeconds(30))
-                .untilAsserted(() -> assertThat((Cluster.shardsDivided(instances, SHARDS)))
-                        .as(() -> "the shards are divided among the three" + " " + (Cluster.ownership(instances)))
-                        .isTrue());
+        awaitDivided(instances, "the shards are divided among the three");
         Map<String, List<Integer>> ownership = Cluster.ownership(instances);
         assertThat(ownership.values()).allSatisfy(shards -> assertThat(shards).hasSizeBetween(2, 3));
         assertThat(instances).allSatisfy(p -> assertThat(p.role()).isEqualTo("member"));
@@ -88,11 +84,7 @@ class ClusterModeTest {
         // stable membership: 10,000 jobs due over five seconds, pushed through all three
         long firstDue = System.currentTimeMillis() + 2_000;
         Set<String> stable = new HashSet<>(Jobs.push(apis, "cluster", JOBS, i -> firstDue + 5_000L * i / JOBS));
-        await("every job was delivered").atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(
-                        (Cluster.allDelivered(stable, instances, 0)))
-                .as(() -> "every job was delivered" + " "
-                        + ("missing " + Cluster.missing(stable, instances).size()))
-                .isTrue());
+        awaitDelivered(stable, 0, "every job was delivered");
         List<HaServiceProcess.Delivery> stableDeliveries = Cluster.deliveriesOf(stable, instances);
         Map<String, Long> byInstance = stableDeliveries.stream()
                 .collect(Collectors.groupingBy(HaServiceProcess.Delivery::instance, Collectors.counting()));
@@ -124,17 +116,9 @@ class ClusterModeTest {
                 .isNotEmpty();
         leaving.stop();
         List<HaServiceProcess> staying = instances.subList(0, 2);
-        await("the shards are divided among the two left")
-                .atMost(Duration.ofSeconds(30))
-                .untilAsserted(() -> assertThat((Cluster.shardsDivided(staying, SHARDS)))
-                        .as(() -> "the shards are divided among the two left" + " " + (Cluster.ownership(staying)))
-                        .isTrue());
+        awaitDivided(staying, "the shards are divided among the two left");
 
-        await("every pending job was delivered").atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(
-                        (Cluster.allDelivered(pending, instances, beforePending)))
-                .as(() -> "every pending job was delivered" + " "
-                        + ("missing " + Cluster.missing(pending, instances).size()))
-                .isTrue());
+        awaitDelivered(pending, beforePending, "every pending job was delivered");
         List<HaServiceProcess.Delivery> pendingDeliveries = Cluster.deliveriesOf(pending, instances);
         long ofLeavingByOthers = Cluster.deliveriesOf(pendingOfLeaving, staying).stream()
                 .map(HaServiceProcess.Delivery::id)
@@ -164,19 +148,11 @@ class ClusterModeTest {
         HaServiceProcess last = staying.get(0);
         staying.get(1).stop();
         List<HaServiceProcess> alone = List.of(last);
-        await("the last instance owns every shard")
-                .atMost(Duration.ofSeconds(30))
-                .untilAsserted(() -> assertThat((Cluster.shardsDivided(alone, SHARDS)))
-                        .as(() -> "the last instance owns every shard " + Cluster.ownership(alone))
-                        .isTrue());
+        awaitDivided(alone, "the last instance owns every shard");
         int beforeAlone = Cluster.deliveryCount(instances);
         long aloneDue = System.currentTimeMillis() + 2_000;
         Set<String> burst = new HashSet<>(Jobs.push(List.of(last.api()), "cluster", PENDING_JOBS, i -> aloneDue));
-        await("every job of the last instance's burst was delivered")
-                .atMost(Duration.ofSeconds(60))
-                .untilAsserted(() -> assertThat((Cluster.allDelivered(burst, instances, beforeAlone)))
-                        .as(() -> "missing " + Cluster.missing(burst, instances).size())
-                        .isTrue());
+        awaitDelivered(burst, beforeAlone, "every job of the last instance's burst was delivered");
         List<HaServiceProcess.Delivery> burstDeliveries = Cluster.deliveriesOf(burst, instances);
         assertThat(Cluster.duplicates(burstDeliveries))
                 .as("duplicates with one instance left")
@@ -189,5 +165,20 @@ class ClusterModeTest {
                         .as(() -> "FINISHED jobs "
                                 + last.api().get("/stats").data().path("byStatus"))
                         .isEqualTo(JOBS + 2L * PENDING_JOBS));
+    }
+
+    /** Waits (30 s at most) until {@code live} own every shard between them, each shard one instance's. */
+    private static void awaitDivided(List<HaServiceProcess> live, String what) {
+        await(what).atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(Cluster.shardsDivided(live, SHARDS))
+                .as(() -> what + " " + Cluster.ownership(live))
+                .isTrue());
+    }
+
+    /** Waits (60 s at most) until each of {@code ids} was delivered, beyond the {@code before} counted earlier. */
+    private static void awaitDelivered(Set<String> ids, int before, String what) {
+        await(what).atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(
+                        Cluster.allDelivered(ids, instances, before))
+                .as(() -> what + " missing " + Cluster.missing(ids, instances).size())
+                .isTrue());
     }
 }
